@@ -1,0 +1,29 @@
+"""Bolts: the plain bolt, Storm's windowed bolts, and the executor that runs a windowed bolt task."""
+
+from bolts.base_bolt import BaseBolt
+from bolts.base_windowed_bolt import BaseWindowedBolt
+from bolts.collector import OutputCollector, OutputFieldsDeclarer
+from bolts.context import TopologyContext
+from bolts.errors import TupleError
+from bolts.task import BoltTask, PlainBoltTask, make_task
+from bolts.tuples import DEFAULT_STREAM, Fields, Tuple
+from bolts.window_config import LATE_TUPLE_FIELD, WindowConfig
+from bolts.windowed_bolt_executor import WindowedBoltExecutor
+
+__all__ = [
+    "DEFAULT_STREAM",
+    "LATE_TUPLE_FIELD",
+    "BaseBolt",
+    "BaseWindowedBolt",
+    "BoltTask",
+    "Fields",
+    "OutputCollector",
+    "OutputFieldsDeclarer",
+    "PlainBoltTask",
+    "TopologyContext",
+    "Tuple",
+    "TupleError",
+    "WindowConfig",
+    "WindowedBoltExecutor",
+    "make_task",
+]

@@ -1,0 +1,142 @@
+"""One running task of a bolt, as the harness and the Spark executor drive it.
+
+Every kind of bolt runs behind the same small interface: tuples go in with
+``execute``, ``end_batch`` closes a micro-batch, ``advance_to`` moves processing
+time, ``advance_watermark`` brings an upstream watermark, ``close`` ends a bounded
+run. A bolt class can supply its own task type by defining ``create_task``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from bolts.base_bolt import BaseBolt
+from bolts.collector import EmitSink, OutputCollector
+from bolts.context import TopologyContext
+from bolts.tuples import Fields, Tuple
+
+
+class BoltTask(ABC):
+    """The driver-facing side of one bolt task."""
+
+    component: str
+    task_index: int
+    late_tuples: int = 0
+
+    @abstractmethod
+    def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
+        """Prepare the bolt with a collector that sends emitted tuples to ``sink``."""
+
+    @abstractmethod
+    def execute(self, tup: Tuple) -> None:
+        """Deliver one input tuple."""
+
+    def end_batch(self) -> None:  # noqa: B027 - most tasks do nothing at a batch boundary
+        """The current micro-batch has been delivered in full."""
+
+    @abstractmethod
+    def advance_to(self, now_ms: int) -> None:
+        """Move processing time forward to ``now_ms``."""
+
+    @abstractmethod
+    def advance_watermark(self, ts: int) -> None:
+        """Take a watermark from upstream."""
+
+    @property
+    @abstractmethod
+    def watermark(self) -> int | None:
+        """The watermark this task forwards downstream (None when it has none)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """End of input: flush and clean up."""
+
+
+class PlainBoltTask(BoltTask):
+    """Runs a :class:`BaseBolt` that takes one tuple at a time; it forwards the upstream watermark."""
+
+    def __init__(
+        self,
+        bolt: BaseBolt,
+        *,
+        component: str,
+        input_streams: Iterable[tuple[str, str]],
+        start_time_ms: int = 0,
+        task_index: int = 0,
+        parallelism: int = 1,
+    ) -> None:
+        self.bolt = bolt
+        self.component = component
+        self.task_index = task_index
+        self.parallelism = parallelism
+        self.input_streams = frozenset(input_streams)
+        self.output_streams: dict[str, Fields] = bolt.output_streams(component)
+        self.now = start_time_ms
+        self._watermark: int | None = None
+
+    def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
+        """Prepare the bolt."""
+        collector = OutputCollector(self.output_streams, sink, self.component)
+        context = TopologyContext(
+            self.component, self.task_index, self.parallelism, self.input_streams, self.output_streams
+        )
+        self.bolt.prepare({**conf, **self.bolt.get_component_configuration()}, context, collector)
+
+    def execute(self, tup: Tuple) -> None:
+        """Call the bolt's ``execute``."""
+        self.bolt.execute(tup)
+
+    def advance_to(self, now_ms: int) -> None:
+        """Record the time; a plain bolt has no timers."""
+        self.now = max(self.now, now_ms)
+
+    def advance_watermark(self, ts: int) -> None:
+        """Remember the upstream watermark to forward it."""
+        if self._watermark is None or ts > self._watermark:
+            self._watermark = ts
+
+    @property
+    def watermark(self) -> int | None:
+        """The last upstream watermark."""
+        return self._watermark
+
+    def close(self) -> None:
+        """Call the bolt's ``cleanup``."""
+        self.bolt.cleanup()
+
+
+TaskObserver = Callable[[Any], None]
+
+
+def make_task(
+    bolt: BaseBolt,
+    *,
+    component: str,
+    input_streams: Iterable[tuple[str, str]],
+    start_time_ms: int = 0,
+    task_index: int = 0,
+    parallelism: int = 1,
+    observer: TaskObserver | None = None,
+) -> BoltTask:
+    """Build the task that runs ``bolt``: its own ``create_task``, a windowed executor, or a plain task.
+
+    ``observer`` sees each window a windowed task activates, before the bolt does.
+    """
+    from bolts.base_windowed_bolt import BaseWindowedBolt
+    from bolts.windowed_bolt_executor import WindowedBoltExecutor
+
+    kwargs: dict[str, Any] = {
+        "component": component,
+        "input_streams": input_streams,
+        "start_time_ms": start_time_ms,
+        "task_index": task_index,
+        "parallelism": parallelism,
+    }
+    create = getattr(bolt, "create_task", None)
+    if callable(create):
+        return create(observer=observer, **kwargs)  # type: ignore[no-any-return]
+    if isinstance(bolt, BaseWindowedBolt):
+        return WindowedBoltExecutor(bolt, observer=observer, **kwargs)
+    return PlainBoltTask(bolt, **kwargs)

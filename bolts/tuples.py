@@ -1,0 +1,142 @@
+"""Tuples and their field names, as a Storm user knows them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+DEFAULT_STREAM = "default"
+
+
+class Fields(Sequence[str]):
+    """An ordered list of distinct field names: ``Fields("key", "value")`` or ``Fields(["key", "value"])``."""
+
+    __slots__ = ("_index", "_names")
+
+    def __init__(self, *names: str | Iterable[str]) -> None:
+        flat: list[str] = []
+        if len(names) == 1 and not isinstance(names[0], str):
+            flat = list(names[0])
+        else:
+            flat = list(names)  # type: ignore[arg-type]
+        for name in flat:
+            if not isinstance(name, str) or not name:
+                msg = f"Fields: every field name must be a non-empty str; got {name!r} instead"
+                raise TypeError(msg)
+        self._names = tuple(flat)
+        self._index = {name: i for i, name in enumerate(self._names)}
+        if len(self._index) != len(self._names):
+            dupes = sorted({n for n in self._names if self._names.count(n) > 1})
+            msg = f"Fields: field names must be distinct; {', '.join(dupes)} appear more than once"
+            raise ValueError(msg)
+
+    def __getitem__(self, i: int) -> str:  # type: ignore[override]
+        return self._names[i]
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+    def index(self, name: str, *args: Any) -> int:  # type: ignore[override]
+        """Position of field ``name``; ``KeyError`` naming the fields when it is absent."""
+        try:
+            return self._index[name]
+        except KeyError:
+            msg = f"Fields.index: no field {name!r}; the fields are: {', '.join(self._names) or '(none)'}"
+            raise KeyError(msg) from None
+
+    def to_list(self) -> list[str]:
+        """The names as a list."""
+        return list(self._names)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Fields):
+            return self._names == other._names
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._names)
+
+    def __repr__(self) -> str:
+        return f"Fields({', '.join(map(repr, self._names))})"
+
+
+class Tuple:
+    """A read-only tuple: ``t["field"]`` or ``t[0]``, ``.values``, ``.fields``, ``.stream``, ``.source_component``."""
+
+    __slots__ = ("fields", "source_component", "source_task", "stream", "values")
+
+    def __init__(
+        self,
+        values: Sequence[Any],
+        fields: Fields,
+        stream: str = DEFAULT_STREAM,
+        source_component: str = "",
+        source_task: int = 0,
+    ) -> None:
+        if len(values) != len(fields):
+            msg = (
+                f"Tuple: {len(values)} values for {len(fields)} fields {fields.to_list()} "
+                f"on stream {stream!r}: {list(values)!r}"
+            )
+            raise ValueError(msg)
+        init = object.__setattr__
+        init(self, "values", tuple(values))
+        init(self, "fields", fields)
+        init(self, "stream", stream)
+        init(self, "source_component", source_component)
+        init(self, "source_task", source_task)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        msg = f"Tuple is read-only; cannot set {name!r}"
+        raise AttributeError(msg)
+
+    def __getitem__(self, key: str | int) -> Any:
+        if isinstance(key, int):
+            return self.values[key]
+        return self.values[self.fields.index(key)]
+
+    def get(self, field: str, default: Any = None) -> Any:
+        """The value of ``field``, or ``default`` when the tuple has no such field."""
+        return self.values[self.fields.index(field)] if field in self.fields else default
+
+    def get_value_by_field(self, field: str) -> Any:
+        """Storm's ``getValueByField``."""
+        return self[field]
+
+    def get_value(self, i: int) -> Any:
+        """Storm's ``getValue``."""
+        return self.values[i]
+
+    def contains(self, field: str) -> bool:
+        """Whether the tuple has ``field``."""
+        return field in self.fields
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The tuple as a ``{field: value}`` dict."""
+        return dict(zip(self.fields, self.values, strict=True))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Tuple):
+            return NotImplemented
+        return (self.values, self.fields, self.stream, self.source_component) == (
+            other.values,
+            other.fields,
+            other.stream,
+            other.source_component,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.values, self.stream, self.source_component))
+
+    def __repr__(self) -> str:
+        src = f"{self.source_component}:{self.stream}" if self.source_component else self.stream
+        return f"Tuple({src}, {self.as_dict()!r})"

@@ -1,0 +1,181 @@
+"""Runs one task of a windowed bolt: timestamps, lateness, watermarks, timers and windows.
+
+The local harness and the Spark executor both drive a bolt through this class,
+so a bolt behaves the same in a unit test and on a cluster. Time is injected:
+the caller moves processing time with :meth:`advance_to`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from numbers import Integral
+from typing import Any
+
+from bolts.base_windowed_bolt import BaseWindowedBolt
+from bolts.collector import EmitSink, OutputCollector
+from bolts.context import TopologyContext
+from bolts.errors import TupleError
+from bolts.task import BoltTask
+from bolts.tuples import Tuple
+from windowing import Event, ManualClock, PeriodicTimers, TupleWindow, WatermarkGenerator, WindowManager
+
+log = logging.getLogger("squall.bolts")
+
+# The final watermark of a bounded run: every event-time window that holds a tuple fires.
+END_OF_TIME = 2**63 - 1
+
+WindowObserver = Callable[[TupleWindow[Tuple]], None]
+
+
+class WindowedBoltExecutor(BoltTask):
+    """Storm's ``WindowedBoltExecutor`` for one task, on an injected clock.
+
+    ``input_streams`` are the ``(component, stream)`` pairs the task subscribes
+    to; in event time the watermark waits for a tuple on each of them.
+    ``observer``, when given, sees each window just before the bolt does.
+    """
+
+    def __init__(
+        self,
+        bolt: BaseWindowedBolt,
+        *,
+        component: str,
+        input_streams: Iterable[tuple[str, str]],
+        start_time_ms: int = 0,
+        task_index: int = 0,
+        parallelism: int = 1,
+        observer: WindowObserver | None = None,
+    ) -> None:
+        self.bolt = bolt
+        self.component = component
+        self.config = bolt.window_config
+        self.config.validate(component)
+        self.input_streams = frozenset(input_streams)
+        self.output_streams = bolt.output_streams(component)
+        self.task_index = task_index
+        self.parallelism = parallelism
+        self.observer = observer
+        self.clock = ManualClock(start_time_ms)
+        self.timers = PeriodicTimers(self.clock)
+        self.manager: WindowManager[Tuple] = self.config.spec().build(self, self.clock)
+        self.watermarks = (
+            WatermarkGenerator(self.input_streams, self.config.lag_ms) if self.config.event_time else None
+        )
+        self._extract = self._timestamp_reader()
+        self.late_tuples = 0
+        self.collector: OutputCollector | None = None
+
+    # Life cycle -------------------------------------------------------------------------------
+    def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
+        """Prepare the bolt with a collector that sends emitted tuples to ``sink``, then start."""
+        self.collector = OutputCollector(self.output_streams, sink, self.component)
+        context = TopologyContext(
+            self.component, self.task_index, self.parallelism, self.input_streams, self.output_streams
+        )
+        merged = {**conf, **self.bolt.get_component_configuration()}
+        self.bolt.prepare(merged, context, self.collector)
+        self.start()
+
+    def start(self) -> None:
+        """Start the trigger and, in event time, the watermark timer (from the current time)."""
+        self.manager.trigger.start(self.timers)
+        if self.watermarks is not None:
+            self.timers.every(self.config.watermark_interval_ms, self._emit_watermark)
+
+    def close(self) -> None:
+        """End of input: in event time, a final watermark fires every window holding tuples; then cleanup."""
+        if self.watermarks is not None and self.watermarks.advance(END_OF_TIME):
+            self.manager.add_watermark(END_OF_TIME)
+        self.bolt.cleanup()
+
+    # Input ------------------------------------------------------------------------------------
+    def execute(self, tup: Tuple) -> None:
+        """Add a tuple to the window, or route it as late."""
+        if self.watermarks is None:
+            self.manager.add(tup, self.clock.now())
+            return
+        ts = self._extract(tup)
+        if self.watermarks.track((tup.source_component, tup.stream), ts):
+            self.manager.add(tup, ts)
+        else:
+            self._late(tup, ts)
+
+    def _late(self, tup: Tuple, ts: int) -> None:
+        self.late_tuples += 1
+        stream = self.config.late_tuple_stream
+        if stream is not None and self.collector is not None:
+            self.collector.emit([tup], stream)
+        else:
+            log.info(
+                "%s: late tuple %r with timestamp %d (watermark %d) is not processed",
+                self.component, tup, ts, self.watermarks.watermark if self.watermarks else 0,
+            )
+
+    def is_late(self, ts: int) -> bool:
+        """Whether a tuple with timestamp ``ts`` would be late now."""
+        return self.watermarks is not None and ts < self.watermarks.watermark
+
+    def advance_to(self, now_ms: int) -> None:
+        """Move processing time to ``now_ms``, firing the timers due on the way, each at its instant."""
+        self.timers.advance_to(now_ms)
+
+    def advance_watermark(self, ts: int) -> None:
+        """Take a watermark from upstream: windows it completes fire and older tuples become late."""
+        if self.watermarks is None:
+            msg = f"advance_watermark: bolt {self.component!r} uses processing time; watermarks need event time"
+            raise ValueError(msg)
+        if self.watermarks.advance(ts):
+            self.manager.add_watermark(ts)
+
+    @property
+    def watermark(self) -> int | None:
+        """The current watermark, None in processing time."""
+        return self.watermarks.watermark if self.watermarks is not None else None
+
+    def _emit_watermark(self, now: int) -> None:
+        ts = self.watermarks.compute() if self.watermarks is not None else None
+        if ts is not None:
+            self.manager.add_watermark(ts)
+
+    # Window life cycle ------------------------------------------------------------------------
+    def on_activation(self, window: TupleWindow[Tuple]) -> None:
+        """Hand the window to the observer, then to the bolt."""
+        if self.observer is not None:
+            self.observer(window)
+        self.bolt.execute(window)
+
+    def on_expiry(self, events: list[Event[Tuple]]) -> None:
+        """Expired tuples need no ack in squall: a batch commits as a whole."""
+
+    # Timestamps -------------------------------------------------------------------------------
+    def _timestamp_reader(self) -> Callable[[Tuple], int]:
+        field = self.config.timestamp_field
+        extractor = self.config.timestamp_extractor
+        if field is not None:
+
+            def read_field(tup: Tuple) -> int:
+                if field not in tup.fields:
+                    msg = (
+                        f"with_timestamp_field: tuple from {tup.source_component}:{tup.stream} has no field "
+                        f"{field!r}; its fields are: {', '.join(tup.fields)} (tuple: {tup!r})"
+                    )
+                    raise TupleError(msg)
+                return _as_millis("with_timestamp_field", field, tup[field], tup)
+
+            return read_field
+        if extractor is not None:
+            return lambda tup: _as_millis("with_timestamp_extractor", "the extractor's result", extractor(tup), tup)
+        return lambda tup: self.clock.now()
+
+
+def _as_millis(method: str, what: str, value: Any, tup: Tuple) -> int:
+    if type(value) is int:
+        return value
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        return int(value)
+    msg = (
+        f"{method}: the timestamp in {what!r} must be an int of milliseconds; "
+        f"got {value!r} ({type(value).__name__}) in {tup!r}"
+    )
+    raise TupleError(msg)

@@ -1,0 +1,8 @@
+"""Shared test configuration: one Spark session and one server of each kind per test run."""
+
+import importlib.util
+
+# Fixture plugins: the real servers (Redis, HBase) and the shared SparkSession.
+pytest_plugins = [
+    name for name in ("tests.service_fixtures", "tests.spark_fixtures") if importlib.util.find_spec(name) is not None
+]

@@ -1,0 +1,120 @@
+"""The eviction policy contract and what one window evaluation yields."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from windowing.event import Event
+from windowing.eviction_context import EvictionContext
+
+Membership = Callable[[Event[Any]], bool]
+"""Tells whether an event (still held) was part of a given window evaluation."""
+
+
+@dataclass(frozen=True, slots=True)
+class WindowScan:
+    """The events of one window evaluation, as a slice of a policy's backing list.
+
+    ``source[lo:hi]`` are the window's events; when ``arrival_ordered`` is false the
+    slice is in timestamp order and is re-sorted into arrival order on demand.
+    The slice is only valid until the policy next changes.
+    """
+
+    source: list[Event[Any]]
+    lo: int
+    hi: int
+    arrival_ordered: bool
+    membership: Membership
+
+    @property
+    def size(self) -> int:
+        """Number of events in the window."""
+        return self.hi - self.lo
+
+    def events(self) -> list[Event[Any]]:
+        """The window's events in arrival order (a new list)."""
+        events = self.source[self.lo : self.hi]
+        if not self.arrival_ordered:
+            events.sort(key=_seq)
+        return events
+
+
+def _seq(event: Event[Any]) -> int:
+    return event.seq
+
+
+class EvictionPolicy(ABC):
+    """Decides which held events expire and which form the window at a trigger.
+
+    The policy owns the held events. ``add`` stores one (and may expire old ones at
+    once, for count windows); ``scan`` evaluates the window for the current
+    context, moving expired events to :attr:`expired`, which the window manager
+    empties at every trigger.
+    """
+
+    def __init__(self) -> None:
+        self.context: EvictionContext | None = None
+        self.expired: list[Event[Any]] = []
+
+    @abstractmethod
+    def add(self, event: Event[Any]) -> None:
+        """Hold a new event."""
+
+    def set_context(self, context: EvictionContext) -> None:
+        """Set the reference point of the next :meth:`scan`."""
+        self.context = context
+
+    @abstractmethod
+    def scan(self) -> WindowScan:
+        """Expire what is out of the window and return the window for the current context."""
+
+    @abstractmethod
+    def __len__(self) -> int:
+        """Number of events held (in or waiting for a window)."""
+
+    @abstractmethod
+    def count_up_to(self, ts: int) -> int:
+        """Number of held events with a timestamp at or before ``ts``."""
+
+    @abstractmethod
+    def earliest_ts(self, after: int, up_to: int) -> int | None:
+        """Smallest held timestamp in ``(after, up_to]``, or None."""
+
+    @abstractmethod
+    def sliding_count_timestamps(self, after: int, up_to: int, count: int) -> list[int]:
+        """Storm's ``getSlidingCountTimestamps``.
+
+        Walk the held events with a timestamp in ``(after, up_to]`` in arrival order;
+        after every ``count``-th, record the largest timestamp seen so far.
+        """
+
+    def _require_context(self) -> EvictionContext:
+        if self.context is None:
+            msg = f"{type(self).__name__}.scan: no eviction context; a trigger sets one before it scans"
+            raise RuntimeError(msg)
+        return self.context
+
+    @abstractmethod
+    def held_events(self) -> list[Event[Any]]:
+        """Every held event in arrival order (for snapshots and tests)."""
+
+
+def sliding_count_timestamps(
+    arrival_ordered: Iterable[Event[Any]], after: int, up_to: int, count: int
+) -> list[int]:
+    """Storm's ``getSlidingCountTimestamps`` over events given in arrival order."""
+    out: list[int] = []
+    if up_to <= after:
+        return out
+    seen = 0
+    largest: int | None = None
+    for event in arrival_ordered:
+        if after < event.ts <= up_to:
+            largest = event.ts if largest is None or event.ts > largest else largest
+            seen += 1
+            if seen % count == 0:
+                out.append(largest)
+    return out

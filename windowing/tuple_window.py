@@ -1,0 +1,124 @@
+"""The window handed to a bolt's ``execute``: a view over the window manager's events."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Generic, TypeVar
+
+from windowing.event import Event
+from windowing.eviction_policy import Membership, WindowScan
+
+T = TypeVar("T")
+
+
+class TupleWindow(Generic[T]):
+    """The tuples of one window activation, Storm's ``TupleWindow``.
+
+    - ``get()``: the tuples in the window, in arrival order.
+    - ``get_new()``: those that were not in the previous activation's window.
+    - ``get_expired()``: those that left the window since the previous evaluation.
+    - ``iter()``: iterate the window without building a list.
+    - ``start_timestamp`` / ``end_timestamp``: the window covers
+      ``(start, end]`` in milliseconds; ``end`` is the evaluation's reference time
+      (processing time for processing-time windows) and ``start`` is ``end`` minus
+      the window length for duration windows, None for count windows.
+
+    Nothing is copied until asked for, so a bolt that reads little pays little.
+    The view is only readable inside ``execute``: afterwards the window manager
+    moves on and any access raises ``RuntimeError`` (keep ``list(window.get())``
+    if you need the tuples later).
+    """
+
+    __slots__ = ("_cache", "_expired", "_open", "_prev", "_scan", "end_timestamp", "start_timestamp")
+
+    def __init__(
+        self,
+        scan: WindowScan,
+        previous: Membership | None,
+        expired: list[Event[T]],
+        start_timestamp: int | None,
+        end_timestamp: int | None,
+    ) -> None:
+        self._scan = scan
+        self._prev = previous
+        self._expired = expired
+        self._cache: dict[str, list[T]] = {}
+        self._open = True
+        self.start_timestamp = start_timestamp
+        self.end_timestamp = end_timestamp
+
+    def _check_open(self, method: str) -> None:
+        if not self._open:
+            msg = (
+                f"TupleWindow.{method}: the window is only readable inside execute(); "
+                "copy list(window.get()) there if you need the tuples later"
+            )
+            raise RuntimeError(msg)
+
+    def _events(self) -> list[Event[T]]:
+        return self._scan.events()
+
+    def get(self) -> list[T]:
+        """The tuples in the window, in arrival order."""
+        self._check_open("get")
+        if "get" not in self._cache:
+            self._cache["get"] = [e.value for e in self._events()]
+        return self._cache["get"]
+
+    def get_new(self) -> list[T]:
+        """The tuples in this window that were not in the previous activation's window."""
+        self._check_open("get_new")
+        if "new" not in self._cache:
+            prev = self._prev
+            events = self._events()
+            self._cache["new"] = [e.value for e in events if prev is None or not prev(e)]
+        return self._cache["new"]
+
+    def get_expired(self) -> list[T]:
+        """The tuples that expired since the previous evaluation, oldest first."""
+        self._check_open("get_expired")
+        if "expired" not in self._cache:
+            self._cache["expired"] = [e.value for e in self._expired]
+        return self._cache["expired"]
+
+    def iter(self) -> Iterator[T]:
+        """Iterate the window's tuples in arrival order."""
+        self._check_open("iter")
+        scan = self._scan
+        if scan.arrival_ordered:
+            source, lo, hi = scan.source, scan.lo, scan.hi
+            return (source[i].value for i in range(lo, hi))
+        return (e.value for e in scan.events())
+
+    def __iter__(self) -> Iterator[T]:
+        return self.iter()
+
+    def __len__(self) -> int:
+        self._check_open("__len__")
+        return self._scan.size
+
+    def to_arrow(self) -> Any:
+        """The window's tuples as a ``pyarrow.Table``, one column per field of the first tuple."""
+        import pyarrow as pa  # imported here: only columnar users pay for it
+
+        self._check_open("to_arrow")
+        tuples = self.get()
+        if not tuples:
+            return pa.table({})
+        fields = tuples[0].fields  # type: ignore[attr-defined]
+        columns = {name: [t.values[i] for t in tuples] for i, name in enumerate(fields)}  # type: ignore[attr-defined]
+        return pa.table(columns)
+
+    def close(self) -> None:
+        """End the view; called by the window manager once ``execute`` returns."""
+        self._open = False
+        self._scan = WindowScan([], 0, 0, True, _never)
+        self._cache.clear()
+
+    def __repr__(self) -> str:
+        size = self._scan.size if self._open else "closed"
+        return f"TupleWindow(size={size}, start={self.start_timestamp}, end={self.end_timestamp})"
+
+
+def _never(event: Event[Any]) -> bool:
+    return False
