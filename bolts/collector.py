@@ -54,7 +54,7 @@ class OutputCollector:
 
     def emit(self, values: Sequence[Any] | str, stream: Sequence[Any] | str = DEFAULT_STREAM) -> None:
         """Emit one tuple made of ``values`` on ``stream``."""
-        if isinstance(values, str):  # Storm's emit(streamId, values)
+        if isinstance(values, str) and not isinstance(stream, str):  # Storm's emit(streamId, values)
             values, stream = stream, values
         if not isinstance(stream, str):
             msg = f"emit: `stream` must be a str; got {stream!r} instead"

@@ -18,7 +18,17 @@ from bolts.context import TopologyContext
 from bolts.errors import TupleError
 from bolts.task import BoltTask
 from bolts.tuples import Tuple
-from windowing import Event, ManualClock, PeriodicTimers, TupleWindow, WatermarkGenerator, WindowManager
+from windowing import (
+    Count,
+    Duration,
+    Event,
+    ManualClock,
+    PeriodicTimers,
+    TupleWindow,
+    WatermarkGenerator,
+    WindowManager,
+    WindowSpec,
+)
 
 log = logging.getLogger("squall.bolts")
 
@@ -26,6 +36,21 @@ log = logging.getLogger("squall.bolts")
 END_OF_TIME = 2**63 - 1
 
 WindowObserver = Callable[[TupleWindow[Tuple]], None]
+
+
+def final_watermark(spec: WindowSpec, held: list[Event[Tuple]]) -> int | None:
+    """The watermark that ends a bounded run: every window holding a tuple fires once.
+
+    Duration windows empty out as the watermark moves on, so the end of time is
+    safe. A count window with a duration slide never empties (it keeps its last N
+    tuples), so the watermark stops at the end of the first window that holds the
+    newest tuple instead of firing the same tuples forever.
+    """
+    if isinstance(spec.length, Count) and isinstance(spec.slide, Duration):
+        if not held:
+            return None
+        return max(e.ts for e in held) + spec.slide.value - 1
+    return END_OF_TIME
 
 
 class WindowedBoltExecutor(BoltTask):
@@ -85,8 +110,10 @@ class WindowedBoltExecutor(BoltTask):
 
     def close(self) -> None:
         """End of input: in event time, a final watermark fires every window holding tuples; then cleanup."""
-        if self.watermarks is not None and self.watermarks.advance(END_OF_TIME):
-            self.manager.add_watermark(END_OF_TIME)
+        if self.watermarks is not None:
+            final = final_watermark(self.config.spec(), self.manager.held())
+            if final is not None and self.watermarks.advance(final):
+                self.manager.add_watermark(final)
         self.bolt.cleanup()
 
     # Input ------------------------------------------------------------------------------------

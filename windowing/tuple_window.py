@@ -75,10 +75,10 @@ class TupleWindow(Generic[T]):
         return self._cache["new"]
 
     def get_expired(self) -> list[T]:
-        """The tuples that expired since the previous evaluation, oldest first."""
+        """The tuples that expired since the previous evaluation, in arrival order."""
         self._check_open("get_expired")
         if "expired" not in self._cache:
-            self._cache["expired"] = [e.value for e in self._expired]
+            self._cache["expired"] = [e.value for e in sorted(self._expired, key=_seq)]
         return self._cache["expired"]
 
     def iter(self) -> Iterator[T]:
@@ -118,6 +118,10 @@ class TupleWindow(Generic[T]):
     def __repr__(self) -> str:
         size = self._scan.size if self._open else "closed"
         return f"TupleWindow(size={size}, start={self.start_timestamp}, end={self.end_timestamp})"
+
+
+def _seq(event: Event[Any]) -> int:
+    return event.seq
 
 
 def _never(event: Event[Any]) -> bool:

@@ -1,0 +1,37 @@
+"""TupleWindow is a view: readable inside execute, lazy, and columnar on request."""
+
+import pytest
+
+from bolts import BaseWindowedBolt
+from topologies.testing import BoltHarness
+from windowing import Count, Duration
+
+
+class Keeper(BaseWindowedBolt):
+    def __init__(self):
+        self.kept = []
+        self.seen = []
+
+    def execute(self, window):
+        self.kept.append(window)
+        self.seen.append((len(window), list(window.iter()), window.to_arrow().to_pydict()))
+
+
+def test_the_window_is_only_readable_inside_execute():
+    bolt = Keeper().with_tumbling_window(Count(2))
+    h = BoltHarness(bolt, fields=("k", "v"))
+    h.feed(["a", 1])
+    h.feed(["b", 2])
+    assert bolt.seen == [(2, [h.windows[0].tuples[0], h.windows[0].tuples[1]], {"k": ["a", "b"], "v": [1, 2]})]
+    with pytest.raises(RuntimeError, match="TupleWindow.get: the window is only readable inside execute"):
+        bolt.kept[0].get()
+
+
+def test_iteration_is_in_arrival_order_in_event_time():
+    bolt = Keeper().with_tumbling_window(Duration(10)).with_timestamp_field("v").with_lag(Duration(5))
+    h = BoltHarness(bolt, fields=("k", "v"))
+    for k, v in [("a", 7), ("b", 3), ("c", 5), ("d", 20)]:
+        h.feed([k, v])
+    h.advance(Duration.seconds(1))
+    assert [t["k"] for t in bolt.seen[0][1]] == ["a", "b", "c"]
+    assert [t["k"] for t in h.windows[0].tuples] == ["a", "b", "c"]
