@@ -5,7 +5,7 @@ from __future__ import annotations
 import heapq
 from typing import Any
 
-from windowing.event import Event, seq_key
+from windowing.event import Event, seq_key, ts_seq_key
 from windowing.event_buffer import EventBuffer
 from windowing.eviction_context import EvictionContext
 from windowing.eviction_policy import EvictionPolicy, WindowScan, sliding_count_timestamps
@@ -15,18 +15,25 @@ class WatermarkCountEvictionPolicy(EvictionPolicy):
     """Storm's ``WatermarkCountEvictionPolicy`` without its full-queue scans.
 
     Held events are split in two: *eligible* ones, whose timestamp is at or
-    before a reference time already seen (kept in arrival order), and *pending*
-    ones beyond it. At a trigger with reference time R, pending events at or
-    before R become eligible. With ``C`` the context's current count (or, for
-    count triggers, the number processed last time plus the sliding count), the
-    first ``C - N`` eligible events expire and the next ``min(C, N)`` form the
-    window; any further eligible events wait for the next window.
+    before a reference time already seen, and *pending* ones beyond it. At a
+    trigger with reference time R, pending events at or before R become
+    eligible. With ``C`` the context's current count (or, for count triggers, the
+    number processed last time plus the sliding count), the first ``C - N``
+    eligible events expire and the next ``min(C, N)`` form the window; any further
+    eligible events wait for the next window.
+
+    Deviation from Storm: eligible events are counted in timestamp order (ties in
+    arrival order), where Storm counts them in arrival order. For a stream in
+    timestamp order the two are the same. Out of order, Storm's count lets a
+    tuple that becomes eligible late slot in before tuples already evaluated and
+    expire without ever being in a window; in timestamp order newly eligible
+    tuples always come after the ones already evaluated, so none is skipped.
     """
 
     def __init__(self, threshold: int) -> None:
         super().__init__()
         self.threshold = threshold
-        self._eligible = EventBuffer(seq_key)
+        self._eligible = EventBuffer(ts_seq_key)
         self._pending: dict[int, Event[Any]] = {}
         self._pending_heap: list[tuple[int, int]] = []
         self._current_count = 0
@@ -59,8 +66,7 @@ class WatermarkCountEvictionPolicy(EvictionPolicy):
     def scan(self) -> WindowScan:
         """Expire the oldest eligible events beyond the count; the next ones form the window."""
         ctx = self._require_context()
-        ref = ctx.reference_time
-        self._release_pending(ref)
+        self._release_pending(ctx.reference_time)
         eligible = self._eligible
         available = len(eligible)
         n_expire = min(available, max(0, self._current_count - self.threshold))
@@ -71,11 +77,10 @@ class WatermarkCountEvictionPolicy(EvictionPolicy):
         lo = eligible.head
         hi = lo + n_process
         events = eligible.events
-        if n_process:
-            first, last = events[lo].seq, events[hi - 1].seq
-        else:
-            first, last = 0, -1
-        return WindowScan(events, lo, hi, True, lambda e: first <= e.seq <= last and e.ts <= ref)
+        # The window is a run of the (ts, seq) order; a tuple that arrives later on time sorts after it.
+        first = (events[lo].ts, events[lo].seq) if n_process else (0, 0)
+        last = (events[hi - 1].ts, events[hi - 1].seq) if n_process else (-1, -1)
+        return WindowScan(events, lo, hi, False, lambda e: first <= (e.ts, e.seq) <= last)
 
     def __len__(self) -> int:
         return len(self._eligible) + len(self._pending)

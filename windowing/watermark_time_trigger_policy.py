@@ -11,10 +11,17 @@ class WatermarkTimeTriggerPolicy(TriggerPolicy):
     """Storm's ``WatermarkTimeTriggerPolicy``.
 
     Window ends are multiples of the sliding interval (aligned to the epoch).
-    While the next end is at or before the watermark, the window ending there is
+    While the next end is before the watermark, the window ending there is
     evaluated; when it is empty, the next end jumps to the first multiple of the
     interval at or after the earliest held timestamp beyond it, so gaps in event
     time cost nothing. The first end is found the same way from time 0.
+
+    Deviation from Storm: Storm evaluates a window once the watermark reaches
+    its end; squall waits until the watermark passes it. A window holds its end
+    timestamp, and a tuple exactly at the watermark is on time, so in Storm such
+    a tuple can arrive after the window ending at its own timestamp fired, and a
+    tumbling window then never evaluates it. The only visible change is that a
+    window whose end equals the watermark fires at the next watermark instead.
     """
 
     def __init__(
@@ -26,11 +33,11 @@ class WatermarkTimeTriggerPolicy(TriggerPolicy):
         self.next_window_end = 0
 
     def track_watermark(self, ts: int) -> None:
-        """Fire every window that ends at or before the watermark ``ts``."""
+        """Fire every window that ends before the watermark ``ts``."""
         if not self.started:
             return
         end = self.next_window_end
-        while end <= ts:
+        while end < ts:
             count = self.queries.event_count(end)
             self.eviction.set_context(EvictionContext(end, current_count=count))
             if self.handler.on_trigger():

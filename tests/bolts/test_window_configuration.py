@@ -86,8 +86,8 @@ def test_configuration_chains_and_keeps_every_setting():
     bolt = (Bolt().with_window(Duration.seconds(20), Duration.seconds(10)).with_timestamp_field("ts")
             .with_lag(Duration.seconds(5)).with_late_tuple_stream("late").with_watermark_interval(Duration.seconds(1)))
     cfg = bolt.window_config
-    assert (cfg.length, cfg.slide, cfg.timestamp_field, cfg.lag_ms, cfg.late_tuple_stream, cfg.watermark_interval_ms) == (
-        Duration(20_000), Duration(10_000), "ts", 5000, "late", 1000)
+    got = (cfg.length, cfg.slide, cfg.timestamp_field, cfg.lag_ms, cfg.late_tuple_stream, cfg.watermark_interval_ms)
+    assert got == (Duration(20_000), Duration(10_000), "ts", 5000, "late", 1000)
 
 
 @pytest.mark.parametrize(

@@ -2,10 +2,13 @@
 
 It keeps one queue in arrival order and evaluates every queued tuple at every
 trigger with Storm's EXPIRE/PROCESS/KEEP rules, the previous window as a set,
-and the watermark generator and triggers as Storm writes them. The one change
-from Storm is squall's documented deviation: the event-time scan never stops
-early (no STOP), so an on-time tuple queued behind a far-future one is not skipped.
-It is slow on purpose: squall's incremental window manager must agree with it.
+and the watermark generator and triggers as Storm writes them. It differs from
+Storm only by squall's documented deviations, each of which keeps an on-time
+tuple from missing every window: the event-time scan never stops early (no
+STOP); event-time count windows count tuples in timestamp order, not arrival
+order; an event-time window fires once the watermark passes its end, not when
+it reaches it. It is slow on purpose: squall's incremental window manager must
+agree with it.
 """
 
 from __future__ import annotations
@@ -99,7 +102,11 @@ class StormModel:
     def on_trigger(self) -> bool:
         window: list[int] = []
         keep: list[tuple[int, int]] = []
-        for tid, ts in self.queue:
+        order = list(self.queue)
+        if self.length[0] == "count" and self.event_time:
+            # squall's deviation: event-time count windows count in timestamp order
+            order.sort(key=lambda item: (item[1], self.queue.index(item)))
+        for tid, ts in order:
             action = self.evict(ts)
             if action == "EXPIRE":
                 self.expired.append(tid)
@@ -107,8 +114,10 @@ class StormModel:
                 keep.append((tid, ts))
                 if action == "PROCESS":
                     window.append(tid)
-        self.queue = keep
+        self.queue = [item for item in self.queue if item in keep]
+        window.sort(key=lambda tid: [t for t, _ in self.queue].index(tid))
         expired, self.expired = self.expired, []
+        expired.sort()  # ids grow with arrival; squall reports expired tuples in arrival order
         new = [t for t in window if t not in self.prev]
         self.prev = set(window)
         if window:
@@ -167,7 +176,7 @@ class StormModel:
                 self.last_processed_ts = ts
             return
         end = self.next_window_end
-        while end <= wm:
+        while end < wm:  # squall's deviation: a window fires once the watermark passes its end
             count = sum(1 for _, ts in self.queue if ts <= end)
             self.set_context(end, count=count)
             if self.on_trigger():

@@ -23,7 +23,7 @@ def test_the_window_is_only_readable_inside_execute():
     h.feed(["a", 1])
     h.feed(["b", 2])
     assert bolt.seen == [(2, [h.windows[0].tuples[0], h.windows[0].tuples[1]], {"k": ["a", "b"], "v": [1, 2]})]
-    with pytest.raises(RuntimeError, match="TupleWindow.get: the window is only readable inside execute"):
+    with pytest.raises(RuntimeError, match=r"TupleWindow\.get: the window is only readable inside execute"):
         bolt.kept[0].get()
 
 
