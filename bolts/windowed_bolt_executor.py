@@ -165,6 +165,29 @@ class WindowedBoltExecutor(BoltTask):
         if ts is not None:
             self.manager.add_watermark(ts)
 
+    # System state -----------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """Everything but the held tuples needed to resume this task exactly, as plain data."""
+        return {
+            "now": self.clock.now(),
+            "late_tuples": self.late_tuples,
+            "timers": self.timers.state(),
+            "manager": self.manager.state(),
+            "watermarks": self.watermarks.state() if self.watermarks is not None else None,
+        }
+
+    def restore(self, state: dict[str, Any], held: list[Event[Tuple]], expired: list[Event[Tuple]]) -> None:
+        """Resume from :meth:`state` plus the held tuples and those expired but not yet reported.
+
+        Call after :meth:`prepare` (which registers the timers this restores).
+        """
+        self.clock.reset_to(state["now"])
+        self.timers.restore(state["timers"])
+        self.late_tuples = state["late_tuples"]
+        self.manager.restore(state["manager"], held, expired)
+        if self.watermarks is not None and state["watermarks"] is not None:
+            self.watermarks.restore(state["watermarks"])
+
     # Window life cycle ------------------------------------------------------------------------
     def on_activation(self, window: TupleWindow[Tuple]) -> None:
         """Hand the window to the observer, then to the bolt."""

@@ -24,6 +24,10 @@ class ManualClock:
         """Return the current processing time in milliseconds."""
         return self._now
 
+    def reset_to(self, ms: int) -> None:
+        """Set the time to ``ms`` in either direction: only for resuming a task at a saved time."""
+        self._now = ms
+
     def advance_to(self, ms: int) -> None:
         """Move time forward to ``ms``; moving backwards is an error."""
         if ms < self._now:
@@ -67,6 +71,19 @@ class PeriodicTimers:
         timer = _Timer(self._clock.now() + period_ms, self._registered, period_ms, callback)
         self._registered += 1
         heapq.heappush(self._heap, timer)
+
+    def state(self) -> list[int]:
+        """When each timer fires next, in registration order."""
+        return [t.due for t in sorted(self._heap, key=lambda t: t.order)]
+
+    def restore(self, dues: list[int]) -> None:
+        """Set when each timer fires next (timers registered in the same order as when saved)."""
+        if len(dues) != len(self._heap):
+            msg = f"PeriodicTimers.restore: {len(dues)} saved timers for {len(self._heap)} registered"
+            raise ValueError(msg)
+        for timer in self._heap:
+            timer.due = dues[timer.order]
+        heapq.heapify(self._heap)
 
     def next_due(self) -> int | None:
         """The instant the next timer fires, or None when no timer is registered."""

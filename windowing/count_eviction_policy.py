@@ -7,6 +7,7 @@ from typing import Any
 from windowing.event import Event, seq_key
 from windowing.event_buffer import EventBuffer
 from windowing.eviction_policy import EvictionPolicy, WindowScan, sliding_count_timestamps
+from windowing.membership import SeqRange
 
 
 class CountEvictionPolicy(EvictionPolicy):
@@ -38,7 +39,7 @@ class CountEvictionPolicy(EvictionPolicy):
         first = buf.first()
         lo_seq = first.seq if first is not None else self._next_seq
         mark = self._next_seq
-        return WindowScan(buf.events, buf.head, len(buf.events), True, lambda e: lo_seq <= e.seq < mark)
+        return WindowScan(buf.events, buf.head, len(buf.events), True, SeqRange(lo_seq, mark))
 
     def __len__(self) -> int:
         return len(self._buffer)
@@ -58,4 +59,13 @@ class CountEvictionPolicy(EvictionPolicy):
     def held_events(self) -> list[Event[Any]]:
         """Held events in arrival order."""
         return list(self._buffer)
+
+    def _own_state(self) -> dict[str, Any]:
+        return {"next_seq": self._next_seq}
+
+    def _restore_own_state(self, state: dict[str, Any]) -> None:
+        self._next_seq = state["next_seq"]
+
+    def _hold(self, event: Event[Any]) -> None:
+        self._buffer.insert(event)
 

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from windowing.event import Event
 from windowing.eviction_context import EvictionContext
-
-Membership = Callable[[Event[Any]], bool]
-"""Tells whether an event (still held) was part of a given window evaluation."""
+from windowing.membership import Membership
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +98,34 @@ class EvictionPolicy(ABC):
     @abstractmethod
     def held_events(self) -> list[Event[Any]]:
         """Every held event in arrival order (for snapshots and tests)."""
+
+    def state(self) -> dict[str, Any]:
+        """The policy's own numbers, as plain data; held events are saved apart."""
+        ctx = self.context
+        context = None if ctx is None else [ctx.reference_time, ctx.current_count, ctx.sliding_count,
+                                            ctx.sliding_interval]
+        return {"context": context, **self._own_state()}
+
+    def restore(self, state: dict[str, Any], held: Iterable[Event[Any]], expired: Iterable[Event[Any]]) -> None:
+        """Rebuild from :meth:`state`, the held events, and the expired events not yet reported."""
+        context = state["context"]
+        self.context = None if context is None else EvictionContext(*context)
+        self._restore_own_state(state)
+        for event in sorted(held, key=_seq):
+            self._hold(event)
+        self.expired = sorted(expired, key=_seq)
+
+    @abstractmethod
+    def _own_state(self) -> dict[str, Any]:
+        """Numbers specific to the policy."""
+
+    @abstractmethod
+    def _restore_own_state(self, state: dict[str, Any]) -> None:
+        """Restore what :meth:`_own_state` returned."""
+
+    @abstractmethod
+    def _hold(self, event: Event[Any]) -> None:
+        """Hold a restored event as it was held before (no expiry)."""
 
 
 def sliding_count_timestamps(

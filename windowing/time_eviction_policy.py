@@ -8,6 +8,7 @@ from windowing.event import Event, seq_key, ts_seq_key
 from windowing.event_buffer import EventBuffer
 from windowing.eviction_context import EvictionContext
 from windowing.eviction_policy import EvictionPolicy, WindowScan, sliding_count_timestamps
+from windowing.membership import TimeRange
 
 # Storm widens the very first processing-time window to hold every tuple so far.
 _FIRST_WINDOW_DELTA = 2**31 - 1
@@ -54,9 +55,7 @@ class TimeEvictionPolicy(EvictionPolicy):
         buf.pop_front_while_ts_at_most(lower, self.expired)
         hi = buf.index_after_ts(ref)
         mark = self._next_seq
-        return WindowScan(
-            buf.events, buf.head, hi, False, lambda e: e.seq < mark and lower < e.ts <= ref
-        )
+        return WindowScan(buf.events, buf.head, hi, False, TimeRange(mark, lower, ref))
 
     def __len__(self) -> int:
         return len(self._buffer)
@@ -83,3 +82,13 @@ class TimeEvictionPolicy(EvictionPolicy):
     def held_events(self) -> list[Event[Any]]:
         """Held events in arrival order."""
         return sorted(self._buffer, key=seq_key)
+
+    def _own_state(self) -> dict[str, Any]:
+        return {"next_seq": self._next_seq, "delta": self._delta}
+
+    def _restore_own_state(self, state: dict[str, Any]) -> None:
+        self._next_seq = state["next_seq"]
+        self._delta = state["delta"]
+
+    def _hold(self, event: Event[Any]) -> None:
+        self._buffer.insert(event)

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 from typing import Any, Generic, TypeVar
 
 from windowing.event import Event
-from windowing.eviction_policy import Membership, WindowScan
+from windowing.eviction_policy import WindowScan
+from windowing.membership import Membership, SeqRange
 
 T = TypeVar("T")
 
@@ -112,7 +113,7 @@ class TupleWindow(Generic[T]):
     def close(self) -> None:
         """End the view; called by the window manager once ``execute`` returns."""
         self._open = False
-        self._scan = WindowScan([], 0, 0, True, _never)
+        self._scan = WindowScan([], 0, 0, True, SeqRange(0, 0))
         self._cache.clear()
 
     def __repr__(self) -> str:
@@ -123,6 +124,3 @@ class TupleWindow(Generic[T]):
 def _seq(event: Event[Any]) -> int:
     return event.seq
 
-
-def _never(event: Event[Any]) -> bool:
-    return False

@@ -9,6 +9,7 @@ from windowing.event import Event, seq_key, ts_seq_key
 from windowing.event_buffer import EventBuffer
 from windowing.eviction_context import EvictionContext
 from windowing.eviction_policy import EvictionPolicy, WindowScan, sliding_count_timestamps
+from windowing.membership import KeyRange
 
 
 class WatermarkCountEvictionPolicy(EvictionPolicy):
@@ -78,9 +79,11 @@ class WatermarkCountEvictionPolicy(EvictionPolicy):
         hi = lo + n_process
         events = eligible.events
         # The window is a run of the (ts, seq) order; a tuple that arrives later on time sorts after it.
-        first = (events[lo].ts, events[lo].seq) if n_process else (0, 0)
-        last = (events[hi - 1].ts, events[hi - 1].seq) if n_process else (-1, -1)
-        return WindowScan(events, lo, hi, False, lambda e: first <= (e.ts, e.seq) <= last)
+        if n_process:
+            membership = KeyRange(events[lo].ts, events[lo].seq, events[hi - 1].ts, events[hi - 1].seq)
+        else:
+            membership = KeyRange(0, 0, -1, -1)
+        return WindowScan(events, lo, hi, False, membership)
 
     def __len__(self) -> int:
         return len(self._eligible) + len(self._pending)
@@ -115,3 +118,22 @@ class WatermarkCountEvictionPolicy(EvictionPolicy):
     def held_events(self) -> list[Event[Any]]:
         """Held events in arrival order."""
         return sorted([*self._eligible, *self._pending.values()], key=seq_key)
+
+    def _own_state(self) -> dict[str, Any]:
+        return {
+            "current_count": self._current_count,
+            "processed": self._processed,
+            "released_up_to": self._released_up_to,
+        }
+
+    def _restore_own_state(self, state: dict[str, Any]) -> None:
+        self._current_count = state["current_count"]
+        self._processed = state["processed"]
+        self._released_up_to = state["released_up_to"]
+
+    def _hold(self, event: Event[Any]) -> None:
+        # An event at or before the last reference time is eligible; any other waits, as before.
+        if self._released_up_to is not None and event.ts <= self._released_up_to:
+            self._eligible.insert(event)
+        else:
+            self.add(event)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from typing import Any
 
 
 class WatermarkGenerator:
@@ -43,9 +44,26 @@ class WatermarkGenerator:
             return candidate
         return None
 
+    def state(self) -> dict[str, Any]:
+        """The latest timestamp per stream and the watermark, as plain data."""
+        return {"latest": [[*_as_list(s), ts] for s, ts in self.latest.items()], "watermark": self.watermark}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Restore what :meth:`state` returned."""
+        self.latest = {_as_key(item[:-1]): item[-1] for item in state["latest"]}
+        self.watermark = state["watermark"]
+
     def advance(self, ts: int) -> bool:
         """Take a watermark from upstream; True when it moved the watermark forward."""
         if ts > self.watermark:
             self.watermark = ts
             return True
         return False
+
+
+def _as_list(stream: Hashable) -> list[Any]:
+    return list(stream) if isinstance(stream, tuple) else [stream]
+
+
+def _as_key(parts: list[Any]) -> Hashable:
+    return tuple(parts) if len(parts) > 1 else parts[0]

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Generic, Protocol, TypeVar
 
 from windowing.event import Event
-from windowing.eviction_policy import EvictionPolicy, Membership
+from windowing.eviction_policy import EvictionPolicy
+from windowing.membership import Membership, membership_from_data, membership_to_data
 from windowing.trigger_policy import TriggerPolicy
 from windowing.tuple_window import TupleWindow
 
@@ -104,3 +105,25 @@ class WindowManager(Generic[T]):
     def held(self) -> list[Event[Any]]:
         """Every held event, in arrival order."""
         return self.eviction.held_events()
+
+    def pending_expired(self) -> list[Event[Any]]:
+        """Events that left the window since the last evaluation (reported at the next one)."""
+        return list(self.eviction.expired)
+
+    def state(self) -> dict[str, Any]:
+        """The manager's and its policies' numbers, as plain data (held events are saved apart)."""
+        return {
+            "next_seq": self._next_seq,
+            "previous": membership_to_data(self._previous),
+            "activations": self.activations,
+            "eviction": self.eviction.state(),
+            "trigger": self.trigger.state(),
+        }
+
+    def restore(self, state: dict[str, Any], held: list[Event[Any]], expired: list[Event[Any]]) -> None:
+        """Rebuild from :meth:`state`, the held events and the expired events not yet reported."""
+        self._next_seq = state["next_seq"]
+        self._previous = membership_from_data(state["previous"])
+        self.activations = state["activations"]
+        self.eviction.restore(state["eviction"], held, expired)
+        self.trigger.restore(state["trigger"])
