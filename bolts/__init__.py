@@ -1,12 +1,15 @@
 """Bolts: the plain bolt, Storm's windowed bolts, and the executor that runs a windowed bolt task."""
 
 from bolts.base_bolt import BaseBolt
+from bolts.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
 from bolts.base_windowed_bolt import BaseWindowedBolt
 from bolts.collector import OutputCollector, OutputFieldsDeclarer
 from bolts.context import TopologyContext
 from bolts.errors import TupleError
+from bolts.stateful_windowed_bolt_executor import StatefulWindowedBoltExecutor, WindowStore
 from bolts.task import BoltTask, PlainBoltTask, make_task
 from bolts.tuples import DEFAULT_STREAM, Fields, Tuple
+from bolts.user_state import UserState
 from bolts.window_config import LATE_TUPLE_FIELD, WindowConfig
 from bolts.windowed_bolt_executor import WindowedBoltExecutor
 
@@ -14,16 +17,20 @@ __all__ = [
     "DEFAULT_STREAM",
     "LATE_TUPLE_FIELD",
     "BaseBolt",
+    "BaseStatefulWindowedBolt",
     "BaseWindowedBolt",
     "BoltTask",
     "Fields",
     "OutputCollector",
     "OutputFieldsDeclarer",
     "PlainBoltTask",
+    "StatefulWindowedBoltExecutor",
     "TopologyContext",
     "Tuple",
     "TupleError",
+    "UserState",
     "WindowConfig",
+    "WindowStore",
     "WindowedBoltExecutor",
     "make_task",
 ]

@@ -119,12 +119,16 @@ def make_task(
     task_index: int = 0,
     parallelism: int = 1,
     observer: TaskObserver | None = None,
+    store: Any = None,
 ) -> BoltTask:
     """Build the task that runs ``bolt``: its own ``create_task``, a windowed executor, or a plain task.
 
     ``observer`` sees each window a windowed task activates, before the bolt does.
+    ``store`` is the task's namespace in the state backend; stateful bolts need one.
     """
+    from bolts.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
     from bolts.base_windowed_bolt import BaseWindowedBolt
+    from bolts.stateful_windowed_bolt_executor import StatefulWindowedBoltExecutor
     from bolts.windowed_bolt_executor import WindowedBoltExecutor
 
     kwargs: dict[str, Any] = {
@@ -137,6 +141,14 @@ def make_task(
     create = getattr(bolt, "create_task", None)
     if callable(create):
         return create(observer=observer, **kwargs)  # type: ignore[no-any-return]
+    if isinstance(bolt, BaseStatefulWindowedBolt):
+        if store is None:
+            msg = (
+                f"{type(bolt).__name__} (bolt {component!r}) is a stateful windowed bolt and needs a state "
+                "backend: pass state=... (for example 'memory://') to the harness or the runner"
+            )
+            raise ValueError(msg)
+        return StatefulWindowedBoltExecutor(bolt, store=store, observer=observer, **kwargs)
     if isinstance(bolt, BaseWindowedBolt):
         return WindowedBoltExecutor(bolt, observer=observer, **kwargs)
     return PlainBoltTask(bolt, **kwargs)

@@ -90,6 +90,9 @@ class WindowedBoltExecutor(BoltTask):
         self._extract = self._timestamp_reader()
         self.late_tuples = 0
         self.collector: OutputCollector | None = None
+        # Told which tuples are done with (expired or late), as Storm acks them; the harness uses it
+        # to model a source that replays what was not acknowledged.
+        self.ack_listener: Callable[[list[Tuple]], None] | None = None
 
     # Life cycle -------------------------------------------------------------------------------
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
@@ -120,16 +123,21 @@ class WindowedBoltExecutor(BoltTask):
     def execute(self, tup: Tuple) -> None:
         """Add a tuple to the window, or route it as late."""
         if self.watermarks is None:
-            self.manager.add(tup, self.clock.now())
+            self._held(self.manager.add(tup, self.clock.now()))
             return
         ts = self._extract(tup)
         if self.watermarks.track((tup.source_component, tup.stream), ts):
-            self.manager.add(tup, ts)
+            self._held(self.manager.add(tup, ts))
         else:
             self._late(tup, ts)
 
+    def _held(self, event: Event[Tuple]) -> None:
+        """A tuple was added to the window (stateful tasks record it)."""
+
     def _late(self, tup: Tuple, ts: int) -> None:
         self.late_tuples += 1
+        if self.ack_listener is not None:
+            self.ack_listener([tup])
         stream = self.config.late_tuple_stream
         if stream is not None and self.collector is not None:
             self.collector.emit([tup], stream)
@@ -196,7 +204,9 @@ class WindowedBoltExecutor(BoltTask):
         self.bolt.execute(window)
 
     def on_expiry(self, events: list[Event[Tuple]]) -> None:
-        """Expired tuples need no ack in squall: a batch commits as a whole."""
+        """Expired tuples are done with: tell the ack listener, if any."""
+        if self.ack_listener is not None:
+            self.ack_listener([e.value for e in events])
 
     # Timestamps -------------------------------------------------------------------------------
     def _timestamp_reader(self) -> Callable[[Tuple], int]:

@@ -10,11 +10,21 @@ Example::
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bolts import BaseBolt, BoltTask, Fields, Tuple, make_task
+from bolts import (
+    BaseBolt,
+    BoltTask,
+    Fields,
+    StatefulWindowedBoltExecutor,
+    Tuple,
+    WindowedBoltExecutor,
+    WindowStore,
+    make_task,
+)
 from bolts.tuples import DEFAULT_STREAM
 from windowing import Duration, TupleWindow
 
@@ -32,6 +42,16 @@ class Activation:
     def values(self, field: str) -> list[Any]:
         """The values of ``field`` of the window's tuples, in window order."""
         return [t[field] for t in self.tuples]
+
+
+@dataclass(frozen=True)
+class _Committed:
+    """How much had been recorded, and the time, at the last commit."""
+
+    windows: int
+    emitted: int
+    late: int
+    now: int
 
 
 class BoltHarness:
@@ -57,6 +77,7 @@ class BoltHarness:
         component: str = "bolt",
         start_time_ms: int = 0,
         conf: dict[str, Any] | None = None,
+        state: WindowStore | None = None,
     ) -> None:
         if isinstance(streams, str) or not streams:
             msg = f"BoltHarness: `streams` must be a non-empty sequence of stream names; got {streams!r}"
@@ -68,13 +89,70 @@ class BoltHarness:
         self.windows: list[Activation] = []
         self.emitted: list[tuple[str, list[Any]]] = []
         self.late: list[Tuple] = []
-        inputs = [(source_component, s) for s in self.streams]
-        self.task: BoltTask = make_task(
-            bolt, component=component, input_streams=inputs, start_time_ms=start_time_ms,
-            observer=self._record,
-        )
-        self.task.prepare(conf or {}, self._emit)
+        self.component = component
+        self.conf = conf or {}
+        self.state = state
+        self._template = copy.deepcopy(bolt)  # a fresh copy of the configured bolt, for restart()
+        self._committed = _Committed(0, 0, 0, start_time_ms)
+        self._acked: set[int] = set()
+        self._log: list[Tuple] = []  # every tuple fed, for the replaying source of restart()
+        self._batch_id = 0
         self._now = start_time_ms
+        self.task = self._build(bolt, start_time_ms)
+
+    def _build(self, bolt: BaseBolt, start_time_ms: int) -> BoltTask:
+        inputs = [(self.source_component, s) for s in self.streams]
+        task = make_task(
+            bolt, component=self.component, input_streams=inputs, start_time_ms=start_time_ms,
+            observer=self._record, store=self.state,
+        )
+        if isinstance(task, WindowedBoltExecutor):
+            task.ack_listener = self._ack
+        task.prepare(self.conf, self._emit)
+        return task
+
+    # Stateful bolts: commit and crash ---------------------------------------------------------
+    def commit(self, batch_id: int | None = None) -> int:
+        """Commit the stateful task's state as batch ``batch_id`` (the next id by default); returns the id."""
+        task = self._stateful_task("commit")
+        self._batch_id = self._batch_id + 1 if batch_id is None else batch_id
+        task.commit(self._batch_id)
+        self._committed = _Committed(len(self.windows), len(self.emitted), len(self.late), self.now)
+        self._committed_log = [t for t in self._log if id(t) not in self._acked]
+        return self._batch_id
+
+    def restart(self) -> None:
+        """Crash and restart: drop the task and its memory, rebuild it from the last commit.
+
+        What the task did since the last commit is undone here as a failed Spark
+        batch is: its windows, emitted tuples and late tuples are dropped (the
+        caller feeds that batch again). For message-id recovery, the tuples fed
+        before the last commit that were not acknowledged (expired or late) are
+        replayed first, as a replaying source would.
+        """
+        self._stateful_task("restart")
+        c = self._committed
+        del self.windows[c.windows :], self.emitted[c.emitted :], self.late[c.late :]
+        self._now = c.now
+        replay = getattr(self, "_committed_log", [])
+        self._log = list(replay)
+        self._acked = set()
+        self.bolt = copy.deepcopy(self._template)
+        self.task = self._build(self.bolt, c.now)
+        task = self._stateful_task("restart")
+        if task.recovering:
+            for tup in replay:
+                task.execute(tup)
+            task.end_batch()
+
+    def _stateful_task(self, method: str) -> StatefulWindowedBoltExecutor:
+        if not isinstance(self.task, StatefulWindowedBoltExecutor):
+            msg = f"BoltHarness.{method}: only stateful windowed bolts (BaseStatefulWindowedBolt) commit state"
+            raise TypeError(msg)
+        return self.task
+
+    def _ack(self, tuples: list[Tuple]) -> None:
+        self._acked.update(id(t) for t in tuples)
 
     def _fields_by_stream(self, fields: Sequence[str] | Mapping[str, Sequence[str]]) -> dict[str, Fields]:
         if isinstance(fields, Mapping):
@@ -113,6 +191,7 @@ class BoltHarness:
         return tup
 
     def _deliver(self, tup: Tuple) -> None:
+        self._log.append(tup)
         late_before = self.task.late_tuples
         self.task.execute(tup)
         if self.task.late_tuples != late_before:

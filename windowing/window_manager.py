@@ -48,12 +48,13 @@ class WindowManager(Generic[T]):
         self.eviction = eviction
         self.trigger = trigger
 
-    def add(self, value: T, ts: int) -> None:
-        """Add a tuple with timestamp ``ts``; a count trigger may fire at once."""
+    def add(self, value: T, ts: int) -> Event[T]:
+        """Add a tuple with timestamp ``ts`` and return its event; a count trigger may fire at once."""
         event = Event(value, ts, self._next_seq)
         self._next_seq += 1
         self.eviction.add(event)
         self.trigger.track(event)
+        return event
 
     def add_watermark(self, ts: int) -> None:
         """Pass a watermark to the trigger; every window it completes fires."""

@@ -1,0 +1,245 @@
+"""Runs one task of a ``BaseStatefulWindowedBolt``: windows and user state committed with each batch."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from bolts.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
+from bolts.collector import EmitSink
+from bolts.errors import TupleError
+from bolts.tuples import Tuple
+from bolts.user_state import UserState
+from bolts.window_state_codec import (
+    EVENT_PREFIX,
+    INDEX_PREFIX,
+    META_KEY,
+    USER_PREFIX,
+    Schemas,
+    decode_event,
+    encode_event,
+    pack,
+    seq_key,
+    seq_of,
+    unpack,
+)
+from bolts.windowed_bolt_executor import WindowedBoltExecutor
+from windowing import Event, TupleWindow
+
+log = logging.getLogger("squall.bolts")
+
+StreamKey = tuple[str, str]
+
+
+class WindowStore(Protocol):
+    """One task's namespace in a state backend: reads, prefix scans, and an atomic commit per batch."""
+
+    def get(self, key: bytes) -> bytes | None:
+        """The committed value of ``key``."""
+        ...
+
+    def scan(self, prefix: bytes) -> Iterable[tuple[bytes, bytes]]:
+        """Committed ``(key, value)`` pairs whose key starts with ``prefix``, in key order."""
+        ...
+
+    def commit(self, batch_id: int, puts: Mapping[bytes, bytes], deletes: Iterable[bytes]) -> bool:
+        """Apply the writes atomically with ``batch_id``; False (and nothing written) if already committed."""
+        ...
+
+
+@dataclass
+class _Recovery:
+    """A restart in message-id mode, until the replayed tuples have refilled the window."""
+
+    system: dict[str, Any]
+    index: dict[tuple[StreamKey, int], tuple[int, int]]  # (stream, msg id) -> (seq, ts)
+    expired_seqs: set[int]
+    refilled: list[Event[Tuple]] = field(default_factory=list)
+    waiting: list[Tuple] = field(default_factory=list)
+
+
+class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
+    """A windowed task whose state is loaded from ``store`` when prepared and written by :meth:`commit`.
+
+    Persistent windows write the tuples added and delete the tuples expired since
+    the last commit; message-id windows write a small index entry per held tuple
+    (its stream, id, arrival number and timestamp) instead of the tuple. Both write
+    the system state (policies, watermark, timers) and the user state's changes,
+    in one atomic commit per batch.
+    """
+
+    def __init__(self, bolt: BaseStatefulWindowedBolt, *, store: WindowStore, **kwargs: Any) -> None:
+        bolt.validate_recovery(kwargs.get("component", ""))
+        super().__init__(bolt, **kwargs)
+        self.store = store
+        self.persistent = self.config.persistence
+        self._msg_field = self.config.message_id_field
+        self._schemas = Schemas()
+        self._added: dict[int, Event[Tuple]] = {}
+        self._removed: set[int] = set()
+        self._progress: dict[StreamKey, list[int]] = {}  # stream -> [last expired id, last evaluated id]
+        self._recovery: _Recovery | None = None
+        self.user_state = UserState(store, USER_PREFIX)
+
+    # Life cycle -------------------------------------------------------------------------------
+    def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
+        """Prepare the bolt, resume from the last commit, then call ``init_state`` with the user state."""
+        super().prepare(conf, sink)
+        meta = self.store.get(META_KEY)
+        if meta is not None:
+            self._resume(unpack(meta))
+        self.bolt.init_state(self.user_state)  # type: ignore[attr-defined]
+
+    def _resume(self, meta: dict[str, Any]) -> None:
+        self._schemas = Schemas(meta["schemas"])
+        self._progress = {(s, st): [expired, evaluated] for s, st, expired, evaluated in meta["progress"]}
+        expired_seqs = set(meta["expired"])
+        if self.persistent:
+            events = [decode_event(seq_of(k), v, self._schemas) for k, v in self.store.scan(EVENT_PREFIX)]
+            held = [e for e in events if e.seq not in expired_seqs]
+            self.restore(meta["system"], held, [e for e in events if e.seq in expired_seqs])
+            return
+        index: dict[tuple[StreamKey, int], tuple[int, int]] = {}
+        for key, value in self.store.scan(INDEX_PREFIX):
+            schema_id, msg_id, ts = unpack(value)
+            source, stream, _ = self._schemas.get(schema_id)
+            index[((source, stream), msg_id)] = (seq_of(key), ts)
+        self._recovery = _Recovery(meta["system"], index, expired_seqs)
+        if not index:
+            self.finish_recovery()
+
+    # Input ------------------------------------------------------------------------------------
+    def execute(self, tup: Tuple) -> None:
+        """Process a tuple; while recovering, replayed tuples refill the window instead."""
+        if self._recovery is not None:
+            self._replay(tup, self._recovery)
+        else:
+            super().execute(tup)
+
+    def _replay(self, tup: Tuple, recovery: _Recovery) -> None:
+        stream = (tup.source_component, tup.stream)
+        msg_id = self._message_id(tup)
+        found = recovery.index.pop((stream, msg_id), None)
+        if found is None:
+            last_expired = self._progress.get(stream, [None, None])[0]
+            if last_expired is not None and msg_id <= last_expired:
+                return  # expired and acknowledged before the restart
+            recovery.waiting.append(tup)  # new since the last commit: processed once the window is refilled
+            return
+        seq, ts = found
+        recovery.refilled.append(Event(tup, ts, seq))
+        if not recovery.index:
+            self.finish_recovery()
+
+    def finish_recovery(self) -> None:
+        """End a message-id restart: resume the window with the refilled tuples, then process the rest.
+
+        Called when every held tuple has been replayed, or at the end of the first
+        batch after a restart; tuples the source did not replay are reported (they
+        cannot be recovered without persistence) rather than silently forgotten.
+        """
+        recovery, self._recovery = self._recovery, None
+        if recovery is None:
+            return
+        if recovery.index:
+            log.warning(
+                "%s: %d tuples of the window were not replayed by the source and are lost to it; message-id "
+                "recovery needs a source that replays unacknowledged tuples (or use with_persistence()): %s",
+                self.component, len(recovery.index), sorted(recovery.index)[:10],
+            )
+        held = [e for e in recovery.refilled if e.seq not in recovery.expired_seqs]
+        expired = [e for e in recovery.refilled if e.seq in recovery.expired_seqs]
+        self.restore(recovery.system, held, expired)
+        for tup in recovery.waiting:
+            super().execute(tup)
+
+    def end_batch(self) -> None:
+        """A batch is complete: a restart's refill is over by now."""
+        self.finish_recovery()
+
+    def _held(self, event: Event[Tuple]) -> None:
+        self._added[event.seq] = event
+
+    def on_expiry(self, events: list[Event[Tuple]]) -> None:
+        """Expired tuples are deleted from the store at the next commit."""
+        super().on_expiry(events)
+        for event in events:
+            if self._added.pop(event.seq, None) is None:
+                self._removed.add(event.seq)
+
+    def on_activation(self, window: TupleWindow[Tuple]) -> None:
+        """Run the window, then record message-id progress (last expired and last evaluated ids)."""
+        super().on_activation(window)
+        if self._msg_field is not None:
+            self._advance_progress(window.get_expired(), 0)
+            self._advance_progress(window.get_new(), 1)
+
+    def _advance_progress(self, tuples: list[Tuple], slot: int) -> None:
+        for tup in tuples:
+            entry = self._progress.setdefault((tup.source_component, tup.stream), [None, None])  # type: ignore[list-item]
+            msg_id = self._message_id(tup)
+            if entry[slot] is None or msg_id > entry[slot]:
+                entry[slot] = msg_id
+
+    def _message_id(self, tup: Tuple) -> int:
+        field_name = self._msg_field
+        if field_name is None or field_name not in tup.fields:
+            msg = (
+                f"with_message_id_field: tuple from {tup.source_component}:{tup.stream} has no field "
+                f"{field_name!r}; its fields are: {', '.join(tup.fields)}"
+            )
+            raise TupleError(msg)
+        value = tup[field_name]
+        if isinstance(value, bool) or not isinstance(value, int):
+            msg = f"with_message_id_field: {field_name!r} must be an int; got {value!r} in {tup!r}"
+            raise TupleError(msg)
+        return value
+
+    # Commit -----------------------------------------------------------------------------------
+    def commit(self, batch_id: int) -> bool:
+        """Write what changed since the last commit, atomically with ``batch_id``.
+
+        Returns False when the store had already committed this batch id (a
+        replay), in which case nothing is written. On a store error the exception
+        propagates and the committed state is unchanged; the task must then be
+        rebuilt from the store before the batch is retried.
+        """
+        puts, deletes = dict(self._window_writes()), list(self._window_deletes())
+        puts[META_KEY] = pack(self._meta())
+        user_puts, user_deletes = self.user_state.staged()
+        puts.update(user_puts)
+        deletes.extend(user_deletes)
+        applied = self.store.commit(batch_id, puts, deletes)
+        self._added.clear()
+        self._removed.clear()
+        self.user_state.committed()
+        return applied
+
+    def _window_writes(self) -> Iterator[tuple[bytes, bytes]]:
+        for seq, event in self._added.items():
+            if self.persistent:
+                yield seq_key(EVENT_PREFIX, seq), encode_event(event, self._schemas)
+            else:
+                tup = event.value
+                record = [self._schemas.id_of(tup), self._message_id(tup), event.ts]
+                yield seq_key(INDEX_PREFIX, seq), pack(record)
+
+    def _window_deletes(self) -> Iterator[bytes]:
+        prefix = EVENT_PREFIX if self.persistent else INDEX_PREFIX
+        for seq in self._removed:
+            yield seq_key(prefix, seq)
+
+    def _meta(self) -> dict[str, Any]:
+        return {
+            "system": self.state(),
+            "schemas": self._schemas.to_data(),
+            "expired": [e.seq for e in self.manager.pending_expired()],
+            "progress": [[s, st, exp, ev] for (s, st), (exp, ev) in self._progress.items()],
+        }
+
+    @property
+    def recovering(self) -> bool:
+        """Whether a message-id restart is still waiting for replayed tuples."""
+        return self._recovery is not None

@@ -1,0 +1,121 @@
+"""Crash and restart a stateful windowed bolt anywhere: the windows and outputs equal a run without a crash."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bolts import BaseStatefulWindowedBolt, Fields
+from topologies.testing import BoltHarness
+from windowing import Count, Duration
+
+from .stores import DictStore
+
+
+class RunningTotal(BaseStatefulWindowedBolt):
+    """Emits the window's ids and a running total kept in user state."""
+
+    def execute(self, window):
+        total = self.state.get("total", 0) + sum(t["id"] for t in window.get_new())
+        self.state.put("total", total)
+        self.collector.emit([[t["id"] for t in window.get()], total])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("ids", "total"))
+
+
+def _unit(kind, value):
+    return Count(value) if kind == "count" else Duration(value)
+
+
+config = st.fixed_dictionaries(
+    {
+        "length": st.tuples(st.sampled_from(["count", "time"]), st.integers(1, 30)),
+        "slide": st.tuples(st.sampled_from(["count", "time"]), st.integers(1, 20)),
+        "event_time": st.booleans(),
+        "lag": st.integers(0, 10),
+        "mode": st.sampled_from(["persistence", "message_id"]),
+    }
+)
+batch = st.lists(st.tuples(st.sampled_from(["feed", "advance"]), st.integers(-3, 25)), max_size=12)
+
+
+def _bolt(cfg):
+    bolt = RunningTotal().with_window(_unit(*cfg["length"]), _unit(*cfg["slide"]))
+    if cfg["event_time"]:
+        bolt = bolt.with_timestamp_field("ts").with_lag(Duration(cfg["lag"])).with_watermark_interval(Duration(5))
+    return bolt.with_persistence() if cfg["mode"] == "persistence" else bolt.with_message_id_field("id")
+
+
+def _run_batch(h, ops, counter):
+    for kind, a in ops:
+        if kind == "feed":
+            counter[0] += 1
+            h.feed({"id": counter[0], "ts": h.now + a})
+        else:
+            h.advance(abs(a))
+
+
+def _summary(h):
+    windows = [([t["id"] for t in w.tuples], [t["id"] for t in w.new], [t["id"] for t in w.expired],
+                w.start_timestamp, w.end_timestamp) for w in h.windows]
+    return windows, h.emitted, [t["id"] for t in h.late]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    cfg=config,
+    batches=st.lists(batch, min_size=1, max_size=8),
+    crash=st.tuples(st.integers(0, 7), st.integers(0, 12)),
+)
+def test_crash_and_restart_anywhere_gives_the_same_windows_and_outputs(cfg, batches, crash):
+    straight = BoltHarness(_bolt(cfg), fields=("id", "ts"), state=DictStore())
+    n = [0]
+    for ops in batches:
+        _run_batch(straight, ops, n)
+        straight.commit()
+    straight.close()
+
+    crashed = BoltHarness(_bolt(cfg), fields=("id", "ts"), state=DictStore())
+    crash_batch, crash_at = crash[0] % len(batches), crash[1]
+    n = [0]
+    for i, ops in enumerate(batches):
+        if i == crash_batch:
+            before = n[0]
+            _run_batch(crashed, ops[:crash_at], n)  # part of the batch, then the process dies
+            crashed.restart()
+            n[0] = before
+            _run_batch(crashed, ops, n)  # Spark runs the failed batch again
+        else:
+            _run_batch(crashed, ops, n)
+        crashed.commit()
+    crashed.close()
+
+    assert _summary(crashed) == _summary(straight)
+
+
+def test_init_state_receives_the_last_committed_user_state():
+    store = DictStore()
+    h = BoltHarness(RunningTotal().with_tumbling_window(Count(2)).with_persistence(), fields=("id", "ts"), state=store)
+    for i in (1, 2, 3, 4):
+        h.feed({"id": i, "ts": 0})
+    h.commit()
+    h.feed({"id": 5, "ts": 0})
+    h.feed({"id": 6, "ts": 0})  # fires with total 21, but is not committed
+    h.restart()
+    assert h.bolt.state.get("total") == 10
+    assert dict(h.bolt.state) == {"total": 10}
+    assert h.emitted == [("default", [[1, 2], 3]), ("default", [[3, 4], 10])]
+
+
+def test_a_stateful_bolt_needs_a_store_and_a_recovery_mode():
+    with pytest.raises(ValueError, match="needs a state backend: pass state="):
+        BoltHarness(RunningTotal().with_tumbling_window(Count(2)).with_persistence(), fields=("id", "ts"))
+    with pytest.raises(ValueError, match=r"call with_message_id_field\(name\) or with_persistence\(\)"):
+        BoltHarness(RunningTotal().with_tumbling_window(Count(2)), fields=("id", "ts"), state=DictStore())
+    both = RunningTotal().with_tumbling_window(Count(2)).with_persistence().with_message_id_field("id")
+    with pytest.raises(ValueError, match="persistent windows need no message ids"):
+        BoltHarness(both, fields=("id", "ts"), state=DictStore())
+    with pytest.raises(ValueError, match="with_max_events_in_memory: `count` must be positive; got 0"):
+        RunningTotal().with_max_events_in_memory(0)
