@@ -43,14 +43,6 @@ class BaseStatefulWindowedBolt(BaseWindowedBolt):
         """Save the window's tuples with the state, so recovery needs no replay."""
         return self._set(persistence=True)
 
-    def with_max_events_in_memory(self, count: int) -> Self:
-        """Keep at most ``count`` of a persistent window's tuples in memory."""
-        require_type("with_max_events_in_memory", "count", count, int)
-        if count <= 0:
-            msg = f"with_max_events_in_memory: `count` must be positive; got {count} instead"
-            raise ValueError(msg)
-        return self._set(max_events_in_memory=count)
-
     def validate_recovery(self, component: str = "") -> None:
         """Check that exactly one recovery mode is chosen (called when the bolt is built)."""
         cfg = self.window_config

@@ -45,7 +45,6 @@ class WindowConfig:
     watermark_interval: Duration | None = None
     message_id_field: str | None = None
     persistence: bool = False
-    max_events_in_memory: int | None = None
 
     def with_(self, **changes: Any) -> WindowConfig:
         """A copy with ``changes`` applied."""
@@ -84,12 +83,6 @@ class WindowConfig:
                         "call with_timestamp_field(...) or with_timestamp_extractor(...) too"
                     )
                     raise ValueError(msg)
-        if self.max_events_in_memory is not None and not self.persistence:
-            msg = (
-                f"with_max_events_in_memory: {self.max_events_in_memory} only applies to persistent "
-                f"windows{who}; call with_persistence() too"
-            )
-            raise ValueError(msg)
 
     def spec(self) -> WindowSpec:
         """The window spec for the window manager (call :meth:`validate` first)."""

@@ -65,6 +65,10 @@ class BoltHarness:
     Records ``windows`` (one :class:`Activation` per activation), ``emitted``
     (``(stream, values)`` in emission order, the late-tuple stream included) and
     ``late`` (the late input tuples, in arrival order).
+
+    A stateful windowed bolt needs ``state``, its task's namespace in a state
+    backend; :meth:`commit` then commits like the Spark executor after a batch,
+    and :meth:`restart` simulates a crash and a restart from the last commit.
     """
 
     def __init__(

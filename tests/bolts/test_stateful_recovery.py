@@ -117,5 +117,3 @@ def test_a_stateful_bolt_needs_a_store_and_a_recovery_mode():
     both = RunningTotal().with_tumbling_window(Count(2)).with_persistence().with_message_id_field("id")
     with pytest.raises(ValueError, match="persistent windows need no message ids"):
         BoltHarness(both, fields=("id", "ts"), state=DictStore())
-    with pytest.raises(ValueError, match="with_max_events_in_memory: `count` must be positive; got 0"):
-        RunningTotal().with_max_events_in_memory(0)
