@@ -43,13 +43,14 @@ def final_watermark(spec: WindowSpec, held: list[Event[Tuple]]) -> int | None:
 
     Duration windows empty out as the watermark moves on, so the end of time is
     safe. A count window with a duration slide never empties (it keeps its last N
-    tuples), so the watermark stops at the end of the first window that holds the
-    newest tuple instead of firing the same tuples forever.
+    tuples), so the watermark stops just past the end of the first window that
+    holds the newest tuple (that end is below ``newest + slide``) instead of firing
+    the same tuples forever.
     """
     if isinstance(spec.length, Count) and isinstance(spec.slide, Duration):
         if not held:
             return None
-        return max(e.ts for e in held) + spec.slide.value - 1
+        return max(e.ts for e in held) + spec.slide.value
     return END_OF_TIME
 
 

@@ -207,7 +207,7 @@ class StormModel:
         if self.length[0] == "count" and self.slide[0] == "time":
             if not self.queue:
                 return
-            final = max(ts for _, ts in self.queue) + self.slide[1] - 1
+            final = max(ts for _, ts in self.queue) + self.slide[1]
         if final > self.watermark:
             self.watermark = final
             self.on_watermark(final)

@@ -90,6 +90,15 @@ def test_count_window_duration_slide():
     assert summary(h)[2:] == [(["c", "d"], ["d"], ["b"], None, 30)]
 
 
+@pytest.mark.parametrize("newest", [11, 15, 19, 20])
+def test_end_of_input_evaluates_the_newest_tuple_of_a_count_window(newest):
+    h = harness(Recorder().with_window(Count(2), Duration(10)))
+    feed(h, ("a", 3), ("b", newest))
+    h.close()
+    assert summary(h)[-1][0] == ["a", "b"]
+    assert summary(h)[-1][4] == 20
+
+
 def test_duration_window_count_slide():
     # a5 b8 c14 d21: every 2nd tuple ends a window, at the largest timestamp so far (8, 21).
     h = harness(Recorder().with_window(Duration(10), Count(2)))
