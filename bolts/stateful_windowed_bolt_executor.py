@@ -206,6 +206,7 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         propagates and the committed state is unchanged; the task must then be
         rebuilt from the store before the batch is retried.
         """
+        self.finish_recovery()  # a commit records a resumed window, never a half-refilled one
         puts, deletes = dict(self._window_writes()), list(self._window_deletes())
         puts[META_KEY] = pack(self._meta())
         user_puts, user_deletes = self.user_state.staged()

@@ -117,3 +117,33 @@ def test_a_stateful_bolt_needs_a_store_and_a_recovery_mode():
     both = RunningTotal().with_tumbling_window(Count(2)).with_persistence().with_message_id_field("id")
     with pytest.raises(ValueError, match="persistent windows need no message ids"):
         BoltHarness(both, fields=("id", "ts"), state=DictStore())
+
+
+def test_a_commit_right_after_a_restart_keeps_the_window():
+    bolt = RunningTotal().with_window(Count(3), Count(1)).with_message_id_field("id")
+    store = DictStore()
+    h = BoltHarness(bolt, fields=("id", "ts"), state=store)
+    for i in (1, 2):
+        h.feed({"id": i, "ts": 0})
+    h.commit()
+    h.restart()  # replays 1 and 2, which refill the window
+    h.commit()
+    h.restart()
+    h.feed({"id": 3, "ts": 0})
+    assert h.windows[-1].tuples and [t["id"] for t in h.windows[-1].tuples] == [1, 2, 3]
+
+
+def test_a_source_that_does_not_replay_loses_tuples_with_a_warning(caplog):
+    bolt = RunningTotal().with_window(Count(3), Count(1)).with_message_id_field("id")
+    store = DictStore()
+    h = BoltHarness(bolt, fields=("id", "ts"), state=store)
+    for i in (1, 2):
+        h.feed({"id": i, "ts": 0})
+    h.commit()
+    fresh = BoltHarness(RunningTotal().with_window(Count(3), Count(1)).with_message_id_field("id"),
+                        fields=("id", "ts"), state=store)
+    fresh.feed({"id": 3, "ts": 0})
+    fresh.feed_batch([])  # the end of the first batch ends recovery
+    assert "2 tuples of the window were not replayed" in caplog.text
+    fresh.feed({"id": 4, "ts": 0})
+    assert [t["id"] for t in fresh.windows[-1].tuples] == [3, 4]
