@@ -25,6 +25,8 @@ setup(
         "state_backends",
         "topologies",
         "topologies.examples",
+        "topologies.executor",
+        "topologies.spouts",
     ],
     package_data={name: ["py.typed"] for name in ("windowing", "bolts", "state_backends", "topologies")},
     install_requires=["pyarrow>=16", "msgpack>=1.0"],

@@ -70,9 +70,11 @@ def measure(make_store: Callable[[str], WindowStore], size: int, batches: int) -
 
 
 def store_factory(url: str) -> Callable[[str], WindowStore]:
-    from state_backends import open_window_store
+    from state_backends import open_backend
 
-    return lambda namespace: open_window_store(url, namespace)
+    backend = open_backend(url)
+    run = time.time_ns()  # a fresh namespace per run, so sizes start empty
+    return lambda namespace: backend.namespace(f"{namespace}-{run}")
 
 
 def main() -> None:

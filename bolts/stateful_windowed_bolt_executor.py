@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bolts.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
+from bolts.base_windowed_bolt import BaseWindowedBolt
 from bolts.collector import EmitSink
 from bolts.errors import TupleError
 from bolts.tuples import Tuple
@@ -68,13 +69,19 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
     (its stream, id, arrival number and timestamp) instead of the tuple. Both write
     the system state (policies, watermark, timers) and the user state's changes,
     in one atomic commit per batch.
+
+    A plain ``BaseWindowedBolt`` run by this executor (as distributed mode runs
+    every windowed bolt, so that any worker process can resume its task) persists
+    its windows and has no user state.
     """
 
-    def __init__(self, bolt: BaseStatefulWindowedBolt, *, store: WindowStore, **kwargs: Any) -> None:
-        bolt.validate_recovery(kwargs.get("component", ""))
+    def __init__(self, bolt: BaseWindowedBolt, *, store: WindowStore, **kwargs: Any) -> None:
+        self.stateful = isinstance(bolt, BaseStatefulWindowedBolt)
+        if isinstance(bolt, BaseStatefulWindowedBolt):
+            bolt.validate_recovery(kwargs.get("component", ""))
         super().__init__(bolt, **kwargs)
         self.store = store
-        self.persistent = self.config.persistence
+        self.persistent = self.config.persistence or not self.stateful
         self._msg_field = self.config.message_id_field
         self._schemas = Schemas()
         self._added: dict[int, Event[Tuple]] = {}
@@ -90,7 +97,8 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         meta = self.store.get(META_KEY)
         if meta is not None:
             self._resume(unpack(meta))
-        self.bolt.init_state(self.user_state)  # type: ignore[attr-defined]
+        if isinstance(self.bolt, BaseStatefulWindowedBolt):
+            self.bolt.init_state(self.user_state)
 
     def _resume(self, meta: dict[str, Any]) -> None:
         self._schemas = Schemas(meta["schemas"])

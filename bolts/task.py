@@ -49,6 +49,11 @@ class BoltTask(ABC):
     def watermark(self) -> int | None:
         """The watermark this task forwards downstream (None when it has none)."""
 
+    @property
+    def accepts_watermarks(self) -> bool:
+        """Whether :meth:`advance_watermark` may be called (processing-time windows refuse watermarks)."""
+        return True
+
     @abstractmethod
     def close(self) -> None:
         """End of input: flush and clean up."""
@@ -120,11 +125,14 @@ def make_task(
     parallelism: int = 1,
     observer: TaskObserver | None = None,
     store: Any = None,
+    persist_windows: bool = False,
 ) -> BoltTask:
     """Build the task that runs ``bolt``: its own ``create_task``, a windowed executor, or a plain task.
 
     ``observer`` sees each window a windowed task activates, before the bolt does.
-    ``store`` is the task's namespace in the state backend; stateful bolts need one.
+    ``store`` is the task's namespace in the state backend; stateful bolts need
+    one. With ``persist_windows`` (and a store), plain windowed bolts persist their
+    windows too and resume from the store when prepared (distributed mode).
     """
     from bolts.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
     from bolts.base_windowed_bolt import BaseWindowedBolt
@@ -150,5 +158,10 @@ def make_task(
             raise ValueError(msg)
         return StatefulWindowedBoltExecutor(bolt, store=store, observer=observer, **kwargs)
     if isinstance(bolt, BaseWindowedBolt):
+        if persist_windows:
+            if store is None:
+                msg = f"make_task: persist_windows needs a store for bolt {component!r}"
+                raise ValueError(msg)
+            return StatefulWindowedBoltExecutor(bolt, store=store, observer=observer, **kwargs)
         return WindowedBoltExecutor(bolt, observer=observer, **kwargs)
     return PlainBoltTask(bolt, **kwargs)

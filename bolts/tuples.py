@@ -96,6 +96,10 @@ class Tuple:
         msg = f"Tuple is read-only; cannot set {name!r}"
         raise AttributeError(msg)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuild through the constructor: copy and deepcopy cannot set attributes of a read-only tuple.
+        return (Tuple, (self.values, self.fields, self.stream, self.source_component, self.source_task))
+
     def __getitem__(self, key: str | int) -> Any:
         if isinstance(key, int):
             return self.values[key]

@@ -165,6 +165,11 @@ class WindowedBoltExecutor(BoltTask):
             self.manager.add_watermark(ts)
 
     @property
+    def accepts_watermarks(self) -> bool:
+        """Only event-time windows take watermarks."""
+        return self.watermarks is not None
+
+    @property
     def watermark(self) -> int | None:
         """The current watermark, None in processing time."""
         return self.watermarks.watermark if self.watermarks is not None else None

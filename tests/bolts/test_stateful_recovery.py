@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bolts import BaseStatefulWindowedBolt, Fields
+from bolts import BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, Tuple, make_task
 from topologies.testing import BoltHarness
 from windowing import Count, Duration
 
@@ -147,3 +147,30 @@ def test_a_source_that_does_not_replay_loses_tuples_with_a_warning(caplog):
     assert "2 tuples of the window were not replayed" in caplog.text
     fresh.feed({"id": 4, "ts": 0})
     assert [t["id"] for t in fresh.windows[-1].tuples] == [3, 4]
+
+
+class Names(BaseWindowedBolt):
+    def execute(self, window):
+        self.collector.emit([[t["id"] for t in window.get()]])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("ids"))
+
+
+def test_a_plain_windowed_bolt_persists_its_windows_when_asked():
+    store = DictStore()
+
+    def build():
+        task = make_task(Names().with_window(Count(3), Count(1)), component="b", input_streams=[("s", "default")],
+                         store=store, persist_windows=True)
+        out = []
+        task.prepare({}, lambda stream, values: out.append(values))
+        return task, out
+
+    task, _ = build()
+    for i in (1, 2):
+        task.execute(Tuple([i, 0], Fields("id", "ts"), "default", "s"))
+    task.commit(1)
+    resumed, out = build()  # another process picks the task up from the store
+    resumed.execute(Tuple([3, 0], Fields("id", "ts"), "default", "s"))
+    assert out == [[[1, 2, 3]]]

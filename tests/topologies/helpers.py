@@ -1,0 +1,106 @@
+"""Shared pieces of the topology tests: a recording bolt, input files, and the BoltHarness reference."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bolts import BaseBolt, BaseWindowedBolt, Fields
+from topologies.examples._run import write_json_files
+from topologies.groupings import AllGrouping, FieldsGrouping, GlobalGrouping, Grouping, ShuffleGrouping
+from topologies.testing import BoltHarness
+
+FIELDS = ("key", "ts", "value")
+SCHEMA = "key STRING, ts BIGINT, value BIGINT"
+START = 100_000
+STEP = 1_000
+
+
+class Record(BaseWindowedBolt):
+    """Emits what each activation held: bounds, values, and how many tuples were new and expired."""
+
+    def execute(self, window):
+        values = [t["value"] for t in window.get()]
+        self.collector.emit([window.start_timestamp, window.end_timestamp, values,
+                             len(window.get_new()), len(window.get_expired())])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("start", "end", "values", "new", "expired"))
+
+
+class LateValues(BaseBolt):
+    def execute(self, input):
+        late = input["late_tuple"]
+        self.collector.emit([late["key"], late["ts"]])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("key", "ts"))
+
+
+def batches_of_rows(files: int = 4, per_file: int = 8) -> list[list[dict[str, Any]]]:
+    """Rows in event-time order per file, with one row per file (after the first) far too old: late."""
+    out = []
+    for f in range(files):
+        rows = [{"key": f"k{(f + i) % 3}", "ts": f * 2_000 + i * 250, "value": f * 100 + i} for i in range(per_file)]
+        if f:
+            rows.insert(3, {"key": "k1", "ts": f * 2_000 - 1_900, "value": -f})
+        out.append(rows)
+    return out
+
+
+def write_batches(directory: Path, batches: list[list[dict[str, Any]]]) -> Path:
+    return write_json_files(directory, batches)
+
+
+def counting_clock(start: int = START, step: int = STEP):
+    counter = itertools.count(start, step)
+    return lambda: next(counter)
+
+
+def route(grouping: Grouping, batches: list[list[dict[str, Any]]], n: int) -> list[list[list[dict[str, Any]]]]:
+    """rows per batch per task, as the grouping should send them: [batch][task] -> rows."""
+    counter = 0
+    routed = []
+    fields = Fields(FIELDS)
+    for rows in batches:
+        per_task: list[list[dict[str, Any]]] = [[] for _ in range(n)]
+        for row in rows:
+            values = [row[f] for f in FIELDS]
+            for t in grouping.targets(values, fields, n, counter):
+                per_task[t].append(row)
+            counter += 1
+        routed.append(per_task)
+    return routed
+
+
+def harness_outputs(bolt: BaseBolt, grouping: Grouping, n: int, batches, component: str,
+                    source: str = "events", times: Sequence[int] | None = None) -> dict[int, list]:
+    """What BoltHarness gives per task for the same input, batch times, and a final close()."""
+    times = times or [START + STEP * b for b in range(len(batches))]
+    expected = {}
+    routed = route(grouping, batches, n)
+    for task in range(n):
+        h = BoltHarness(copy.deepcopy(bolt), fields=FIELDS, source_component=source, component=component,
+                        start_time_ms=times[0])
+        for b, per_task in enumerate(routed):
+            h.advance_to(times[b])
+            h.feed_batch(per_task[task])
+        h.close()
+        expected[task] = [(s, list(v)) for s, v in h.emitted]
+    return expected
+
+
+def actual_outputs(outputs, component: str, n: int) -> dict[int, list]:
+    return {task: [(o.stream, list(o.values)) for o in outputs if o.component == component and o.task == task]
+            for task in range(n)}
+
+
+GROUPINGS = {
+    "fields": FieldsGrouping(Fields("key")),
+    "shuffle": ShuffleGrouping(),
+    "global": GlobalGrouping(),
+    "all": AllGrouping(),
+}

@@ -1,0 +1,43 @@
+"""The examples run end to end on data they generate, and `squall run` runs a topology file."""
+
+import pytest
+
+from topologies import SparkRunner
+from topologies.cli import main, parse_interval
+from topologies.examples import event_time_late, word_count
+from windowing import Duration
+
+pytestmark = pytest.mark.spark
+
+
+def test_word_count_counts_every_word(spark, tmp_path):
+    handle = SparkRunner(spark, checkpoint_location=tmp_path).submit("wc", word_count.build_topology(), True)
+    handle.await_termination(120)
+    counts = {}
+    for o in handle.outputs():
+        word, count = o.values
+        assert count == counts.get(word, 0) + 1
+        counts[word] = count
+    assert sum(counts.values()) > 100
+
+
+def test_event_time_example_routes_late_tuples_to_their_bolt(spark, tmp_path):
+    handle = SparkRunner(spark, checkpoint_location=tmp_path).submit("ev", event_time_late.build_topology(), True)
+    handle.await_termination(120)
+    late = [o.values for o in handle.outputs() if o.component == "late-log"]
+    assert len(late) == handle.progress.late_tuples == 8
+    assert all(v[0] == "s0" and v[2] == 100 for v in late)
+
+
+def test_cli_runs_a_topology_file(spark, tmp_path, capsys):
+    assert main(["run", "topologies/examples/word_count.py", "--available-now", "--checkpoint",
+                 str(tmp_path), "--progress-every", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "[word_count] done: batches 1" in out
+    assert (tmp_path / "output" / "word_count" / "final.jsonl").exists()
+
+
+def test_trigger_interval_parsing():
+    assert parse_interval("250ms") == Duration(250)
+    assert parse_interval("2s") == Duration(2000)
+    assert parse_interval("0.5s") == Duration(500)

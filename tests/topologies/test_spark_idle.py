@@ -1,0 +1,40 @@
+"""Processing-time windows and watermark emission fire while no input arrives (the heartbeat source)."""
+
+import time
+
+import pytest
+
+from tests.topologies.helpers import FIELDS, SCHEMA, Record, write_batches
+from topologies import SparkRunner, TopologyBuilder
+from topologies.spouts import FileSpout
+from windowing import Duration
+
+pytestmark = pytest.mark.spark
+
+
+def test_windows_fire_on_time_with_idle_input(spark, tmp_path):
+    write_batches(tmp_path / "in", [[{"key": "a", "ts": ts, "value": v} for v, ts in enumerate((0, 700, 1500, 2600))]])
+    b = TopologyBuilder()
+    b.set_spout("events", FileSpout(tmp_path / "in", "json", FIELDS, schema=SCHEMA))
+    b.set_bolt("ptime", Record().with_tumbling_window(Duration.seconds(1))).shuffle_grouping("events")
+    b.set_bolt("etime", Record().with_tumbling_window(Duration.seconds(1)).with_timestamp_field("ts")
+               .with_watermark_interval(Duration.milliseconds(300))).shuffle_grouping("events")
+    runner = SparkRunner(spark, checkpoint_location=tmp_path / "ck", trigger_interval=Duration.milliseconds(200))
+    handle = runner.submit("idle", b.create_topology())
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not {"ptime", "etime"} <= {o.component for o in handle.outputs()}:
+            time.sleep(0.3)
+    finally:
+        handle.stop(flush=False)
+    log = handle.executor.outputs.batches
+    rows = handle.executor.stats.rows_per_batch
+    data_batch = min(bid for bid, n in rows.items() if n)
+    for component in ("ptime", "etime"):
+        fired = [bid for bid, outs in log.items() if any(o.component == component for o in outs)]
+        assert fired, f"{component} never fired"
+        assert fired[0] > data_batch and rows[fired[0]] == 0, (component, fired, rows)
+    etime = [o.values for o in handle.outputs() if o.component == "etime"]
+    assert [v for o in etime for v in o[2]][:3] == [0, 1, 2]  # windows (-1000, 0], (0, 1000], (1000, 2000]
+    ptime = [o.values for o in handle.outputs() if o.component == "ptime"]
+    assert ptime[0][2] == [0, 1, 2, 3]

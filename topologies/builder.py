@@ -1,0 +1,160 @@
+"""``TopologyBuilder``: spouts and bolts, wired by groupings, checked when the topology is created."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bolts import BaseBolt, BaseWindowedBolt, Fields
+from bolts.tuples import DEFAULT_STREAM
+from topologies.groupings import (
+    AllGrouping,
+    FieldsGrouping,
+    GlobalGrouping,
+    Grouping,
+    ShuffleGrouping,
+    Subscription,
+)
+from topologies.spouts.base import Spout
+from topologies.topology import (
+    BoltSpec,
+    SpoutSpec,
+    Topology,
+    check_subscription,
+    check_timestamp_field,
+    topological_order,
+)
+
+RESERVED_PREFIX = "__"
+
+
+class BoltDeclarer:
+    """Returned by :meth:`TopologyBuilder.set_bolt`; each grouping method subscribes the bolt and returns it.
+
+    The component and stream are checked by ``create_topology`` (the upstream may
+    be declared later, as in Storm).
+    """
+
+    def __init__(self, bolt_id: str) -> None:
+        self.bolt_id = bolt_id
+        self.subscriptions: list[Subscription] = []
+
+    def _add(self, method: str, component: str, stream: str, grouping: Grouping) -> BoltDeclarer:
+        for name, value in (("component", component), ("stream_id", stream)):
+            if not isinstance(value, str) or not value:
+                msg = f"{method}: `{name}` must be a non-empty str; got {value!r} instead"
+                raise TypeError(msg)
+        if any(s.component == component and s.stream == stream for s in self.subscriptions):
+            msg = f"{method}: bolt {self.bolt_id!r} already subscribes to {component}:{stream}"
+            raise ValueError(msg)
+        self.subscriptions.append(Subscription(component, stream, grouping))
+        return self
+
+    def shuffle_grouping(self, component: str, stream_id: str = DEFAULT_STREAM) -> BoltDeclarer:
+        """Spread the tuples of ``component``'s stream evenly (round-robin) over the bolt's tasks."""
+        return self._add("shuffle_grouping", component, stream_id, ShuffleGrouping())
+
+    def fields_grouping(
+        self, component: str, fields: Fields | Sequence[str], stream_id: str = DEFAULT_STREAM
+    ) -> BoltDeclarer:
+        """Send tuples with equal values of ``fields`` to the same task."""
+        if isinstance(fields, str) or not isinstance(fields, Fields | Sequence):
+            msg = f"fields_grouping: `fields` must be Fields(...) of the upstream stream; got {fields!r} instead"
+            raise TypeError(msg)
+        grouped = fields if isinstance(fields, Fields) else Fields(list(fields))
+        if not grouped:
+            msg = "fields_grouping: `fields` must name at least one field"
+            raise ValueError(msg)
+        return self._add("fields_grouping", component, stream_id, FieldsGrouping(grouped))
+
+    def global_grouping(self, component: str, stream_id: str = DEFAULT_STREAM) -> BoltDeclarer:
+        """Send every tuple to the bolt's task with the lowest index (task 0)."""
+        return self._add("global_grouping", component, stream_id, GlobalGrouping())
+
+    def all_grouping(self, component: str, stream_id: str = DEFAULT_STREAM) -> BoltDeclarer:
+        """Send a copy of every tuple to every task of the bolt."""
+        return self._add("all_grouping", component, stream_id, AllGrouping())
+
+
+class TopologyBuilder:
+    """Storm's ``TopologyBuilder``: ``set_spout``, ``set_bolt`` (then groupings) and ``create_topology``."""
+
+    def __init__(self) -> None:
+        self._spouts: dict[str, SpoutSpec] = {}
+        self._bolts: dict[str, tuple[BaseBolt, int, BoltDeclarer]] = {}
+
+    def set_spout(self, id: str, spout: Spout, parallelism: int = 1) -> None:
+        """Add spout ``id``; its tuples carry the fields the spout declares."""
+        self._check_id("set_spout", id)
+        if not isinstance(spout, Spout):
+            msg = f"set_spout: `spout` must be a Spout (FileSpout, RateSpout, DataFrameSpout); got {spout!r} instead"
+            raise TypeError(msg)
+        self._spouts[id] = SpoutSpec(spout, _parallelism("set_spout", parallelism))
+
+    def set_bolt(self, id: str, bolt: BaseBolt, parallelism: int = 1) -> BoltDeclarer:
+        """Add bolt ``id`` with ``parallelism`` tasks; subscribe it with the returned declarer's groupings."""
+        self._check_id("set_bolt", id)
+        if not isinstance(bolt, BaseBolt):
+            msg = f"set_bolt: `bolt` must be a BaseBolt (or a windowed bolt); got {bolt!r} instead"
+            raise TypeError(msg)
+        declarer = BoltDeclarer(id)
+        self._bolts[id] = (bolt, _parallelism("set_bolt", parallelism), declarer)
+        return declarer
+
+    def _check_id(self, method: str, id: str) -> None:
+        if not isinstance(id, str) or not id:
+            msg = f"{method}: `id` must be a non-empty str; got {id!r} instead"
+            raise TypeError(msg)
+        if id.startswith(RESERVED_PREFIX):
+            msg = f"{method}: ids starting with {RESERVED_PREFIX!r} are reserved for squall; got {id!r}"
+            raise ValueError(msg)
+        if id in self._spouts or id in self._bolts:
+            kind = "spout" if id in self._spouts else "bolt"
+            msg = f"{method}: id {id!r} is already used by a {kind}; every component needs its own id"
+            raise ValueError(msg)
+
+    def create_topology(self) -> Topology:
+        """Check the wiring and return the :class:`Topology`; ``ValueError`` naming the first problem.
+
+        Refused: no spout; a bolt with no subscription; a subscription to an unknown
+        component or to a stream it does not declare; a fields grouping on fields
+        the stream does not declare; an event-time bolt whose timestamp field an
+        input stream lacks; an invalid window configuration; a cycle.
+        """
+        if not self._spouts:
+            msg = "create_topology: the topology has no spout; add one with set_spout(id, spout)"
+            raise ValueError(msg)
+        streams = {sid: dict(spec.spout.output_streams()) for sid, spec in self._spouts.items()}
+        for bid, (bolt, _, _) in self._bolts.items():
+            if isinstance(bolt, BaseWindowedBolt):
+                bolt.window_config.validate(bid)
+            streams[bid] = bolt.output_streams(bid)
+        bolts: dict[str, BoltSpec] = {}
+        subscribers: dict[tuple[str, str], list[tuple[str, Grouping]]] = {}
+        for bid, (bolt, parallelism, declarer) in self._bolts.items():
+            if not declarer.subscriptions:
+                msg = (
+                    f"create_topology: bolt {bid!r} subscribes to nothing; call a grouping on what set_bolt "
+                    "returns, e.g. set_bolt(...).shuffle_grouping('spout')"
+                )
+                raise ValueError(msg)
+            for sub in declarer.subscriptions:
+                fields = check_subscription(streams, bid, sub)
+                check_timestamp_field(bid, bolt, sub, fields)
+                subscribers.setdefault((sub.component, sub.stream), []).append((bid, sub.grouping))
+            bolts[bid] = BoltSpec(bolt, parallelism, tuple(declarer.subscriptions))
+        edges = {bid: tuple(s.component for s in spec.subscriptions) for bid, spec in bolts.items()}
+        order = topological_order(edges, list(bolts))
+        return Topology(
+            spouts=dict(self._spouts), bolts=bolts, order=order, streams=streams,
+            subscribers={k: tuple(v) for k, v in subscribers.items()},
+        )
+
+
+def _parallelism(method: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        msg = f"{method}: `parallelism` must be an int; got {value!r} ({type(value).__name__}) instead"
+        raise TypeError(msg)
+    if value < 1:
+        msg = f"{method}: `parallelism` must be at least 1; got {value} instead"
+        raise ValueError(msg)
+    return value

@@ -1,0 +1,66 @@
+"""One streaming DataFrame for all spouts, and the way back from an Arrow batch to rows per spout.
+
+Each spout's fields become columns ``__s<i>_<j>`` next to a column
+``__squall_spout`` holding the spout's number; the spouts are unioned by name
+(missing columns are null). An optional heartbeat source (Spark's
+``rate-micro-batch``, one row per trigger, spout number -1) keeps batches coming
+while the input is idle, so processing time moves; its rows never reach a bolt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from topologies.topology import Topology
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import DataFrame, SparkSession
+
+SPOUT_COLUMN = "__squall_spout"
+HEARTBEAT = -1
+
+
+class BatchLayout:
+    """The column layout of a topology's unioned spouts."""
+
+    def __init__(self, topology: Topology) -> None:
+        self.spouts = list(topology.spouts)
+        self.fields = {sid: topology.spouts[sid].spout.fields for sid in self.spouts}
+
+    def column(self, spout_index: int, field_index: int) -> str:
+        """The column name of a spout's field."""
+        return f"__s{spout_index}_{field_index}"
+
+    def dataframe(self, spark: SparkSession, topology: Topology, heartbeat: bool) -> DataFrame:
+        """All spouts unioned (plus the heartbeat when asked) into one streaming DataFrame."""
+        from pyspark.sql import functions as F
+
+        frames = []
+        for i, sid in enumerate(self.spouts):
+            df = topology.spouts[sid].spout.dataframe(spark)
+            cols = [F.col(f"`{f}`").alias(self.column(i, j)) for j, f in enumerate(self.fields[sid])]
+            frames.append(df.select(F.lit(i).alias(SPOUT_COLUMN), *cols))
+        if heartbeat:
+            beat = spark.readStream.format("rate-micro-batch").option("rowsPerBatch", 1).load()
+            frames.append(beat.select(F.lit(HEARTBEAT).alias(SPOUT_COLUMN)))
+        combined = frames[0]
+        for df in frames[1:]:
+            combined = combined.unionByName(df, allowMissingColumns=True)
+        return combined
+
+    def decode(self, table: pa.Table) -> dict[str, list[Sequence[Any]]]:
+        """The rows of each spout in ``table``, in table order; heartbeat rows are dropped."""
+        import pyarrow.compute as pc
+
+        rows: dict[str, list[Sequence[Any]]] = {}
+        if table.num_rows == 0:
+            return rows
+        spout_col = table.column(SPOUT_COLUMN)
+        for i, sid in enumerate(self.spouts):
+            part = table.filter(pc.equal(spout_col, i))
+            if part.num_rows:
+                columns = [part.column(self.column(i, j)).to_pylist() for j in range(len(self.fields[sid]))]
+                rows[sid] = list(zip(*columns, strict=True))
+        return rows

@@ -1,0 +1,111 @@
+"""Driver placement: ``foreachBatch`` brings each batch to the driver as Arrow and runs the bolts there.
+
+Replay: Spark runs a batch id again when the query stopped after the batch's
+outputs were written but before its commit. The executor snapshots its runtime
+before each new batch; when the same batch id arrives again it restores that
+snapshot, reuses the batch's recorded processing time, and rewrites the batch's
+outputs, so the replay gives exactly what the first run gave.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from topologies.executor.batch_layout import BatchLayout
+from topologies.executor.batch_log import BatchClock, OutputLog
+from topologies.executor.runtime import TopologyRuntime
+from topologies.executor.snapshot import snapshot
+from topologies.topology import Topology
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+
+@dataclass
+class BatchStats:
+    """Counters the executor keeps for progress reports."""
+
+    batches: int = 0
+    input_rows: int = 0
+    replays: int = 0
+    last_batch_id: int | None = None
+    last_time_ms: int | None = None
+    rows_per_batch: dict[int, int] = field(default_factory=dict)
+
+
+class DriverExecutor:
+    """The ``foreachBatch`` function of a topology in driver mode.
+
+    Call it as ``executor(df, batch_id)`` (what Spark does) or :meth:`run` with
+    rows already decoded. A bolt error (a :class:`bolts.TupleError` for a bad
+    tuple) fails the batch; it is kept in :attr:`error` for the handle to re-raise.
+    """
+
+    def __init__(
+        self, topology: Topology, conf: Mapping[str, Any], clock: BatchClock, outputs: OutputLog
+    ) -> None:
+        self.topology = topology
+        self.conf = dict(conf)
+        self.layout = BatchLayout(topology)
+        self.clock = clock
+        self.outputs = outputs
+        self.stats = BatchStats()
+        self.runtime: TopologyRuntime | None = None
+        self._before_last: TopologyRuntime | None = None
+        self.error: BaseException | None = None
+        self.flushed = False
+        self._lock = threading.Lock()
+
+    def __call__(self, df: DataFrame, batch_id: int) -> None:
+        """Run one Spark micro-batch."""
+        try:
+            self.run(batch_id, self.layout.decode(df.toArrow()))
+        except BaseException as err:
+            self.error = err
+            raise
+
+    def run(self, batch_id: int, spout_rows: Mapping[str, Sequence[Sequence[Any]]]) -> None:
+        """Run batch ``batch_id`` (again, if it is the last one run) on ``spout_rows``."""
+        with self._lock:
+            now = self.clock.time_of(batch_id, self.stats.last_time_ms)
+            self._rewind_for(batch_id)
+            if self.runtime is None:
+                self.runtime = TopologyRuntime(self.topology, self.conf, now)
+            self._before_last = snapshot(self.runtime)
+            self.stats.last_batch_id, self.stats.last_time_ms = batch_id, now
+            outputs = self.runtime.run_batch(batch_id, spout_rows, now)
+            self.outputs.write(batch_id, outputs)
+            rows = sum(len(r) for r in spout_rows.values())
+            self.stats.batches += 1
+            self.stats.input_rows += rows
+            self.stats.rows_per_batch[batch_id] = rows
+
+    def _rewind_for(self, batch_id: int) -> None:
+        last = self.stats.last_batch_id
+        if last is None or batch_id > last:
+            return
+        if batch_id < last:
+            msg = (
+                f"foreachBatch: Spark ran batch {batch_id} after batch {last}; the driver's window state is "
+                "already past it (was the checkpoint location replaced or shared?)"
+            )
+            raise RuntimeError(msg)
+        self.runtime = snapshot(self._before_last) if self._before_last is not None else None
+        self.stats.replays += 1
+        self.stats.batches -= 1
+        self.stats.input_rows -= self.stats.rows_per_batch.get(batch_id, 0)
+
+    def flush(self) -> None:
+        """End of input: close every task (Storm's shutdown flush) and record what they emit as ``"final"``.
+
+        Runs once; a topology that never ran a batch has nothing to flush.
+        """
+        with self._lock:
+            if self.flushed or self.runtime is None:
+                self.flushed = True
+                return
+            self.outputs.write(OutputLog.FINAL, self.runtime.close())
+            self.flushed = True

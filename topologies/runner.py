@@ -1,0 +1,241 @@
+"""``SparkRunner``: submits a topology as one Structured Streaming query and returns a handle to it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlparse
+
+from topologies.executor import BatchClock, DriverExecutor, Output, OutputLog
+from topologies.executor.batch_log import local_path
+from topologies.topology import Topology
+from windowing import Duration
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+    from pyspark.sql.streaming import StreamingQuery
+
+MODES = ("driver", "distributed")
+STATE_SCHEMES = ("memory", "redis", "rediss", "hbase")
+
+
+def wall_clock_ms() -> int:
+    """The wall clock in epoch milliseconds: read once per new batch, by the executor only."""
+    return time.time_ns() // 1_000_000
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A progress report: Spark's last streaming progress plus the bolts' counters.
+
+    ``rows_per_second`` is Spark's ``processedRowsPerSecond`` of the last batch
+    (heartbeat rows included); ``watermark`` is the lowest watermark of any bolt
+    task (epoch ms, None when no bolt runs in event time).
+    """
+
+    batches: int
+    last_batch_id: int | None
+    input_rows: int
+    rows_per_second: float
+    watermark: int | None
+    windows_fired: int
+    late_tuples: int
+    replays: int
+
+    def line(self) -> str:
+        """One line for a console."""
+        wm = "-" if self.watermark is None else str(self.watermark)
+        return (
+            f"batches {self.batches}  last batch {self.last_batch_id}  rows {self.input_rows}  "
+            f"rows/s {self.rows_per_second:.1f}  watermark {wm}  windows fired {self.windows_fired}  "
+            f"late tuples {self.late_tuples}"
+        )
+
+
+class TopologyHandle:
+    """A submitted topology: wait for it, stop it, read its progress and its outputs."""
+
+    def __init__(self, name: str, query: StreamingQuery, executor: DriverExecutor, available_now: bool) -> None:
+        self.name = name
+        self.query = query
+        self.executor = executor
+        self.available_now = available_now
+
+    def await_termination(self, timeout: float | None = None) -> bool:
+        """Wait until the query ends (or ``timeout`` seconds pass); True when it ended.
+
+        A bounded run (``available_now``) that ends flushes the bolts as Storm does
+        at shutdown. When a batch failed, the bolt's error (a ``TupleError`` for a
+        bad tuple) is raised here, chained to Spark's ``StreamingQueryException``.
+        """
+        from pyspark.errors import StreamingQueryException
+
+        try:
+            ended = self.query.awaitTermination(timeout) if timeout is not None else self.query.awaitTermination()
+        except StreamingQueryException as err:
+            raise (self.executor.error or err) from err
+        ended = True if ended is None else bool(ended)
+        if ended and self.available_now and self.query.exception() is None:
+            self.executor.flush()
+        return ended
+
+    def stop(self, flush: bool = True) -> None:
+        """Stop the query; with ``flush``, close the bolts (Storm's shutdown flush) after the last complete batch."""
+        self.query.stop()
+        if flush and self.executor.error is None:
+            self.executor.flush()
+
+    @property
+    def is_active(self) -> bool:
+        """Whether the query is running."""
+        return bool(self.query.isActive)
+
+    @property
+    def progress(self) -> Progress:
+        """The current :class:`Progress`."""
+        last = self.query.lastProgress or {}
+        runtime = self.executor.runtime
+        stats = self.executor.stats
+        return Progress(
+            batches=stats.batches, last_batch_id=stats.last_batch_id, input_rows=stats.input_rows,
+            rows_per_second=float(last.get("processedRowsPerSecond") or 0.0),
+            watermark=runtime.watermark if runtime else None,
+            windows_fired=runtime.windows_fired if runtime else 0,
+            late_tuples=runtime.late_tuples if runtime else 0, replays=stats.replays,
+        )
+
+    def outputs(self) -> list[Output]:
+        """What the topology's terminal streams emitted: batches in id order, then the shutdown flush."""
+        return self.executor.outputs.all()
+
+
+class SparkRunner:
+    """Runs topologies on ``spark`` as Structured Streaming queries.
+
+    ``mode``: ``"driver"`` (each batch comes to the driver as Arrow and the bolts
+    run there). ``state``: where window state lives; ``memory://`` in driver mode.
+    ``checkpoint_location``: a local directory; Spark's checkpoint goes to
+    ``<it>/<name>/spark``, squall's batch times to ``<it>/<name>/squall``.
+    ``trigger_interval``: the processing-time trigger (ignored with
+    ``available_now``). ``output_dir``: where terminal outputs are also written,
+    as JSON lines per batch id. ``clock``: the wall clock, in epoch ms, read once
+    per new batch (inject one to make processing time repeatable).
+    ``heartbeat``: add a one-row-per-trigger source so time moves while the
+    input is idle.
+    """
+
+    def __init__(
+        self,
+        spark: SparkSession,
+        mode: str = "driver",
+        state: str = "memory://",
+        *,
+        checkpoint_location: str | Path,
+        trigger_interval: Duration = Duration.seconds(1),  # noqa: B008 - Duration is immutable
+        output_dir: str | Path | None = None,
+        conf: Mapping[str, Any] | None = None,
+        clock: Callable[[], int] = wall_clock_ms,
+        heartbeat: bool = True,
+    ) -> None:
+        self.spark = spark
+        self.mode = _check_mode(mode)
+        self.state = _check_state(state, self.mode)
+        if not isinstance(checkpoint_location, str | Path) or not str(checkpoint_location):
+            msg = f"SparkRunner: `checkpoint_location` must be a directory path; got {checkpoint_location!r} instead"
+            raise TypeError(msg)
+        self.checkpoint_location = local_path(str(checkpoint_location))
+        if not isinstance(trigger_interval, Duration) or trigger_interval.value <= 0:
+            msg = f"SparkRunner: `trigger_interval` must be a positive Duration; got {trigger_interval!r} instead"
+            raise ValueError(msg)
+        self.trigger_interval = trigger_interval
+        self.output_dir = None if output_dir is None else local_path(str(output_dir))
+        self.conf = dict(conf or {})
+        self.clock = clock
+        self.heartbeat = heartbeat
+        self._executors: dict[str, DriverExecutor] = {}
+
+    def submit(self, name: str, topology: Topology, available_now: bool = False) -> TopologyHandle:
+        """Start ``topology`` as the query ``name``; returns at once with a :class:`TopologyHandle`.
+
+        With ``available_now`` the query reads what the sources hold now and ends
+        (Spark's ``availableNow`` trigger), and the handle flushes the bolts when it
+        ends. Submitting the same name again in this process continues from the
+        checkpoint with the same in-memory window state (a replayed batch is exact).
+        """
+        self._check_submit(name, topology, available_now)
+        executor = self._executor(name, topology)
+        from topologies.executor import BatchLayout
+
+        df = BatchLayout(topology).dataframe(self.spark, topology, self.heartbeat and not available_now)
+        writer = (
+            df.writeStream.queryName(name)
+            .foreachBatch(executor)
+            .option("checkpointLocation", str(self.checkpoint_location / name / "spark"))
+        )
+        if available_now:
+            writer = writer.trigger(availableNow=True)
+        else:
+            writer = writer.trigger(processingTime=f"{self.trigger_interval.value} milliseconds")
+        return TopologyHandle(name, writer.start(), executor, available_now)
+
+    def _executor(self, name: str, topology: Topology) -> DriverExecutor:
+        current = self._executors.get(name)
+        if current is not None and current.topology is topology and not current.flushed:
+            current.error = None
+            return current
+        base = self.checkpoint_location / name / "squall"
+        output_dir = None if self.output_dir is None else self.output_dir / name
+        executor = DriverExecutor(topology, self.conf, BatchClock(base / "batch-times", self.clock),
+                                  OutputLog(output_dir))
+        self._executors[name] = executor
+        return executor
+
+    def _check_submit(self, name: str, topology: Topology, available_now: bool) -> None:
+        if not isinstance(name, str) or not name or not name.replace("-", "").replace("_", "").isalnum():
+            msg = f"submit: `name` must be letters, digits, '-' or '_'; got {name!r} instead"
+            raise ValueError(msg)
+        if not isinstance(topology, Topology):
+            msg = f"submit: `topology` must come from TopologyBuilder.create_topology(); got {topology!r} instead"
+            raise TypeError(msg)
+        if available_now:
+            unbounded = [sid for sid, s in topology.spouts.items() if not s.spout.supports_available_now]
+            if unbounded:
+                msg = (
+                    f"submit: available_now=True needs bounded sources, but spout(s) {', '.join(unbounded)} "
+                    "cannot run with Spark's availableNow trigger; submit without available_now"
+                )
+                raise ValueError(msg)
+
+
+def _check_mode(mode: str) -> str:
+    if mode not in MODES:
+        msg = f"SparkRunner: `mode` must be one of {', '.join(MODES)}; got {mode!r} instead"
+        raise ValueError(msg)
+    if mode == "distributed":
+        msg = (
+            "SparkRunner: mode='distributed' (bolt tasks on Spark executors with Redis/HBase state) is not "
+            "available in this release; use mode='driver'"
+        )
+        raise ValueError(msg)
+    return mode
+
+
+def _check_state(state: str, mode: str) -> str:
+    if not isinstance(state, str):
+        msg = f"SparkRunner: `state` must be a URL such as 'memory://'; got {state!r} instead"
+        raise TypeError(msg)
+    scheme = urlparse(state).scheme
+    if scheme not in STATE_SCHEMES or "://" not in state:
+        choices = ", ".join(f"{s}://" for s in STATE_SCHEMES)
+        msg = f"SparkRunner: `state` must be a URL with one of the schemes {choices}; got {state!r} instead"
+        raise ValueError(msg)
+    if scheme != "memory":
+        msg = (
+            f"SparkRunner: state={state!r}: driver mode keeps window state in the driver's memory in this release; "
+            "use state='memory://' (Redis and HBase state come with the state-backend commit)"
+        )
+        raise ValueError(msg)
+    return state

@@ -1,0 +1,128 @@
+"""A checked topology: components, the streams they declare, subscriptions, and a topological order."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from bolts import BaseBolt, BaseWindowedBolt, Fields
+from topologies.groupings import Grouping, Subscription
+from topologies.spouts.base import Spout
+
+
+@dataclass(frozen=True)
+class SpoutSpec:
+    """A spout in the topology."""
+
+    spout: Spout
+    parallelism: int
+
+
+@dataclass(frozen=True)
+class BoltSpec:
+    """A bolt in the topology and what it subscribes to."""
+
+    bolt: BaseBolt
+    parallelism: int
+    subscriptions: tuple[Subscription, ...]
+
+
+@dataclass(frozen=True)
+class Topology:
+    """What :meth:`TopologyBuilder.create_topology` returns: immutable and already validated.
+
+    ``order`` lists the bolts so that every bolt comes after all its upstream bolts;
+    ``streams`` maps each component to its declared streams and their fields;
+    ``subscribers`` maps ``(component, stream)`` to the ``(bolt, grouping)`` pairs
+    that subscribe to it, in declaration order.
+    """
+
+    spouts: Mapping[str, SpoutSpec]
+    bolts: Mapping[str, BoltSpec]
+    order: tuple[str, ...]
+    streams: Mapping[str, Mapping[str, Fields]]
+    subscribers: Mapping[tuple[str, str], tuple[tuple[str, Grouping], ...]] = field(default_factory=dict)
+
+    def parallelism(self, component: str) -> int:
+        """The number of tasks of ``component``."""
+        spec = self.spouts.get(component) or self.bolts[component]
+        return spec.parallelism
+
+    def upstream(self, bolt: str) -> tuple[str, ...]:
+        """The components ``bolt`` subscribes to, without repeats, in declaration order."""
+        return tuple(dict.fromkeys(s.component for s in self.bolts[bolt].subscriptions))
+
+    def terminal_streams(self) -> list[tuple[str, str]]:
+        """The ``(bolt, stream)`` pairs no bolt subscribes to: the topology's outputs."""
+        return [(b, s) for b in self.order for s in self.streams[b] if (b, s) not in self.subscribers]
+
+
+def check_subscription(topology_streams: Mapping[str, Mapping[str, Fields]], bolt: str, sub: Subscription) -> Fields:
+    """The fields of the subscribed stream; ``ValueError`` naming the bolt for an unknown component, stream or field."""
+    who = f"bolt {bolt!r} subscribes to"
+    if sub.component not in topology_streams:
+        known = ", ".join(sorted(topology_streams))
+        msg = f"create_topology: {who} unknown component {sub.component!r}; the components are: {known}"
+        raise ValueError(msg)
+    streams = topology_streams[sub.component]
+    if sub.stream not in streams:
+        declared = ", ".join(sorted(streams)) or "(none)"
+        msg = (
+            f"create_topology: {who} stream {sub.stream!r} of {sub.component!r}, which it does not declare; "
+            f"declared streams are: {declared}"
+        )
+        raise ValueError(msg)
+    fields = streams[sub.stream]
+    missing = [f for f in sub.grouping.required_fields() if f not in fields]
+    if missing:
+        msg = (
+            f"create_topology: {who} {sub.component}:{sub.stream} with {sub.grouping.name} grouping on "
+            f"{', '.join(map(repr, missing))}, which the stream does not declare; its fields are: {', '.join(fields)}"
+        )
+        raise ValueError(msg)
+    return fields
+
+
+def check_timestamp_field(bolt_id: str, bolt: BaseBolt, sub: Subscription, fields: Fields) -> None:
+    """An event-time bolt's timestamp field must be declared by every stream it subscribes to."""
+    if not isinstance(bolt, BaseWindowedBolt):
+        return
+    ts_field = bolt.window_config.timestamp_field
+    if ts_field is not None and ts_field not in fields:
+        msg = (
+            f"with_timestamp_field: bolt {bolt_id!r} takes timestamps from field {ts_field!r}, but "
+            f"{sub.component}:{sub.stream} does not declare it; its fields are: {', '.join(fields)}"
+        )
+        raise ValueError(msg)
+
+
+def topological_order(edges: Mapping[str, tuple[str, ...]], bolts: list[str]) -> tuple[str, ...]:
+    """The bolts ordered so upstream bolts come first (declaration order breaks ties); ``ValueError`` on a cycle."""
+    remaining = {b: {u for u in edges[b] if u in edges} for b in bolts}
+    order: list[str] = []
+    while remaining:
+        ready = [b for b in bolts if b in remaining and not remaining[b]]
+        if not ready:
+            cycle = find_cycle({b: remaining[b] for b in remaining})
+            msg = (
+                f"create_topology: the bolts form a cycle: {' -> '.join(cycle)}; "
+                "a topology must be acyclic (Spark runs it once per batch, upstream first)"
+            )
+            raise ValueError(msg)
+        for b in ready:
+            order.append(b)
+            del remaining[b]
+        for ups in remaining.values():
+            ups.difference_update(ready)
+    return tuple(order)
+
+
+def find_cycle(upstream: Mapping[str, set[str]]) -> list[str]:
+    """One cycle in a graph where every node has an upstream node, as a path that ends where it starts."""
+    node = min(upstream)
+    seen: list[str] = []
+    while node not in seen:
+        seen.append(node)
+        node = min(upstream[node])
+    path = [*seen[seen.index(node):], node]
+    return list(reversed(path))
