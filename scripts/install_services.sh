@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Everything the state backends need on a fresh Debian machine: redis-server (Debian's
+# package), a JDK 17 and Maven, and the HBase jars (scripts/hbase.sh fetch).
+# Idempotent: installed packages and fetched jars are kept. Run as root (or via sudo).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+need=()
+command -v redis-server >/dev/null || need+=(redis-server)
+command -v openssl >/dev/null || need+=(openssl)
+command -v java >/dev/null || need+=(openjdk-17-jre-headless)
+command -v mvn >/dev/null || need+=(maven)
+if [ ${#need[@]} -gt 0 ]; then
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
+fi
+# The Debian package starts a system-wide redis-server on port 6379; the tests start their own.
+
+HOME_DIR="${SQUALL_HBASE_HOME:-$PWD/.cache/hbase}"
+if [ -d "$HOME_DIR/lib" ] && [ "$HOME_DIR/lib" -nt scripts/hbase/pom.xml ]; then
+  echo "install_services: HBase jars already in $HOME_DIR/lib"
+else
+  bash scripts/hbase.sh fetch
+fi

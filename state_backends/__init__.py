@@ -1,0 +1,70 @@
+"""State backends: namespaced key-value state committed atomically with a batch id.
+
+Open one from a URL::
+
+    from state_backends import open_backend, KeyValueState
+    backend = open_backend("redis://localhost:6379/0")   # or memory://, hbase://host:9090/squall
+    ns = backend.namespace("sum/0")
+    batch = ns.begin()
+    batch.put(b"k", b"v")
+    batch.commit(batch_id=7)                              # False if batch 7 (or later) was committed
+"""
+
+from __future__ import annotations
+
+from state_backends.base import MAX_BATCH_ID, Namespace, StateBackend, StateBackendError, WriteBatch, redact
+from state_backends.key_value_state import KeyValueState
+from state_backends.serialization import decode, encode
+
+SCHEMES = ("memory", "redis", "rediss", "hbase")
+
+__all__ = [
+    "MAX_BATCH_ID",
+    "SCHEMES",
+    "KeyValueState",
+    "Namespace",
+    "StateBackend",
+    "StateBackendError",
+    "WriteBatch",
+    "decode",
+    "encode",
+    "open_backend",
+    "open_window_store",
+]
+
+
+def open_backend(url: str) -> StateBackend:
+    """Open the backend named by ``url``, connecting at once.
+
+    ``memory://`` (private) or ``memory://<name>`` (shared in this process);
+    ``redis://[[user]:password@]host[:port][/db]`` and ``rediss://`` (TLS);
+    ``hbase://host[:port][/table_prefix]`` (Thrift1 server, default port 9090,
+    table ``<table_prefix>_state``, default prefix ``squall``).
+
+    Raises TypeError/ValueError for a bad URL, ImportError naming the extra to
+    install when the client library is missing, and StateBackendError when
+    the server cannot be reached. Messages never contain the password.
+    """
+    if not isinstance(url, str):
+        msg = f"open_backend: url must be a str; got {type(url).__name__} {url!r} instead"
+        raise TypeError(msg)
+    scheme = url.split("://", 1)[0] if "://" in url else ""
+    if scheme == "memory":
+        from state_backends.memory import MemoryBackend
+
+        return MemoryBackend(url[len("memory://") :])
+    if scheme in ("redis", "rediss"):
+        from state_backends.redis_backend import RedisBackend
+
+        return RedisBackend(url)
+    if scheme == "hbase":
+        from state_backends.hbase_backend import HBaseBackend
+
+        return HBaseBackend(url)
+    msg = f"open_backend: unknown scheme {scheme!r} in {redact(url)!r}; valid schemes are: {', '.join(SCHEMES)}"
+    raise ValueError(msg)
+
+
+def open_window_store(url: str, namespace: str) -> Namespace:
+    """Open ``url`` and return its namespace ``namespace`` (a ``bolts.WindowStore``)."""
+    return open_backend(url).namespace(namespace)

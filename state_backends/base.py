@@ -1,0 +1,221 @@
+"""The contract every state backend implements: namespaced bytes, committed atomically with a batch id.
+
+A backend holds any number of *namespaces* (one per bolt task, say). Each
+namespace maps ``bytes`` keys to ``bytes`` values and records the id of the last
+batch committed to it. Writes are never applied one by one: a caller stages
+puts and deletes and commits them with a batch id, and the store applies all of
+them and the new batch id as one atomic step, or none of them. Committing a
+batch id that is not greater than the committed one writes nothing and returns
+False, so a batch Spark replays after a failure is not applied twice.
+
+Readers see committed data only: a commit is never half-visible.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Mapping
+from types import TracebackType
+from typing import Self
+from urllib.parse import urlsplit, urlunsplit
+
+#: Largest batch id a backend accepts (ids are compared as doubles in Redis' Lua).
+MAX_BATCH_ID = 2**53 - 1
+
+_NAMESPACE = re.compile(r"[^\x00-\x20{}\x7f]{1,200}")
+
+
+class StateBackendError(Exception):
+    """The store could not be reached or refused an operation; committed state is unchanged.
+
+    Raised for a server that is down, goes down during a commit, refuses the
+    credentials, or times out. Retrying the same commit once the store is back
+    completes it (or returns False if it had in fact been applied).
+    """
+
+
+def redact(url: str) -> str:
+    """``url`` with any password replaced by ``***`` (safe to log or put in a message)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    netloc = f"{user}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def check_namespace(method: str, name: object) -> str:
+    """Return ``name`` if it is a valid namespace name, else raise.
+
+    Valid names are 1 to 200 characters with no whitespace, control characters,
+    ``{`` or ``}`` (Redis keys use ``{name}`` as a cluster hash tag).
+    """
+    if not isinstance(name, str):
+        msg = f"{method}: namespace must be a str; got {type(name).__name__} {name!r} instead"
+        raise TypeError(msg)
+    if not _NAMESPACE.fullmatch(name):
+        msg = (
+            f"{method}: namespace must be 1 to 200 characters without whitespace, control characters, "
+            f"'{{' or '}}'; got {name!r} instead"
+        )
+        raise ValueError(msg)
+    return name
+
+
+def check_key(method: str, key: object) -> bytes:
+    """Return ``key`` if it is ``bytes``, else raise ``TypeError``."""
+    if not isinstance(key, bytes):
+        msg = f"{method}: keys and values must be bytes; got {type(key).__name__} {key!r:.80} instead"
+        raise TypeError(msg)
+    return key
+
+
+def check_batch_id(method: str, batch_id: object) -> int:
+    """Return ``batch_id`` if it is an int in ``[0, MAX_BATCH_ID]``, else raise."""
+    if isinstance(batch_id, bool) or not isinstance(batch_id, int):
+        msg = f"{method}: batch_id must be an int; got {type(batch_id).__name__} {batch_id!r} instead"
+        raise TypeError(msg)
+    if not 0 <= batch_id <= MAX_BATCH_ID:
+        msg = f"{method}: batch_id must be between 0 and 2**53 - 1; got {batch_id} instead"
+        raise ValueError(msg)
+    return batch_id
+
+
+class StateBackend(ABC):
+    """A store of namespaces; subclasses implement the five abstract methods.
+
+    Open one with :func:`state_backends.open_backend`. Backends are context
+    managers; :meth:`close` releases connections (the data stays in the store).
+    """
+
+    #: The URL the backend was opened from, without any password.
+    url: str
+
+    def namespace(self, name: str) -> Namespace:
+        """The namespace ``name``, created on first commit (reads of a new one are empty)."""
+        return Namespace(self, check_namespace("namespace", name))
+
+    @abstractmethod
+    def get(self, namespace: str, key: bytes) -> bytes | None:
+        """The committed value of ``key`` in ``namespace``, or None."""
+
+    @abstractmethod
+    def scan(self, namespace: str, prefix: bytes = b"") -> Iterator[tuple[bytes, bytes]]:
+        """Committed ``(key, value)`` pairs whose key starts with ``prefix``, in byte order of the key.
+
+        Large namespaces are read in pages; a commit that lands between pages
+        may be seen in later pages only (have one writer per namespace).
+        """
+
+    @abstractmethod
+    def committed_batch_id(self, namespace: str) -> int | None:
+        """The id of the last batch committed to ``namespace``, or None if none was."""
+
+    @abstractmethod
+    def _apply(self, namespace: str, batch_id: int, puts: dict[bytes, bytes], deletes: list[bytes]) -> bool:
+        """Atomically apply deletes, then puts, and set the batch id, unless it does not go forward."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the connections; later calls fail. Closing twice is allowed."""
+
+    def commit(self, namespace: str, batch_id: int, puts: Mapping[bytes, bytes], deletes: Iterable[bytes] = ()) -> bool:
+        """Apply ``deletes`` then ``puts`` to ``namespace`` atomically, together with ``batch_id``.
+
+        Returns True if applied. Returns False, writing nothing, when ``batch_id``
+        is not greater than the committed batch id (a replayed batch). A key both
+        deleted and put ends up put. An empty commit still records the batch id.
+        Raises StateBackendError if the store fails; the committed state is then
+        unchanged, or (if the failure hit after the store applied it) the commit
+        is complete and a retry returns False.
+        """
+        check_namespace("commit", namespace)
+        check_batch_id("commit", batch_id)
+        put_map = {check_key("commit", k): check_key("commit", v) for k, v in puts.items()}
+        delete_list = [check_key("commit", k) for k in deletes if k not in put_map]
+        return self._apply(namespace, batch_id, put_map, delete_list)
+
+    def begin(self, namespace: str) -> WriteBatch:
+        """A new, empty write batch for ``namespace``."""
+        return self.namespace(namespace).begin()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+class Namespace:
+    """One namespace of a backend: what a bolt task reads and commits.
+
+    It satisfies ``bolts.WindowStore``: ``get``, ``scan`` and ``commit(batch_id,
+    puts, deletes)``.
+    """
+
+    def __init__(self, backend: StateBackend, name: str) -> None:
+        self.backend = backend
+        self.name = name
+
+    def get(self, key: bytes) -> bytes | None:
+        """The committed value of ``key``, or None."""
+        return self.backend.get(self.name, check_key("get", key))
+
+    def scan(self, prefix: bytes = b"") -> Iterator[tuple[bytes, bytes]]:
+        """Committed ``(key, value)`` pairs whose key starts with ``prefix``, in key byte order."""
+        return self.backend.scan(self.name, check_key("scan", prefix))
+
+    def committed_batch_id(self) -> int | None:
+        """The id of the last batch committed here, or None."""
+        return self.backend.committed_batch_id(self.name)
+
+    def commit(self, batch_id: int, puts: Mapping[bytes, bytes], deletes: Iterable[bytes] = ()) -> bool:
+        """See :meth:`StateBackend.commit`."""
+        return self.backend.commit(self.name, batch_id, puts, deletes)
+
+    def begin(self) -> WriteBatch:
+        """A new, empty write batch for this namespace."""
+        return WriteBatch(self)
+
+    def __repr__(self) -> str:
+        return f"Namespace({self.name!r} in {self.backend.url!r})"
+
+
+class WriteBatch:
+    """Staged puts and deletes for one namespace, applied by :meth:`commit`.
+
+    A later put or delete of the same key replaces the earlier one. Nothing is
+    sent to the store before :meth:`commit`. Reading staged writes back is
+    :class:`~state_backends.KeyValueState`'s job.
+    """
+
+    def __init__(self, namespace: Namespace) -> None:
+        self.namespace = namespace
+        self.puts: dict[bytes, bytes] = {}
+        self.deletes: set[bytes] = set()
+
+    def put(self, key: bytes, value: bytes) -> None:
+        """Stage ``key = value``."""
+        check_key("WriteBatch.put", key)
+        self.puts[key] = check_key("WriteBatch.put", value)
+        self.deletes.discard(key)
+
+    def delete(self, key: bytes) -> None:
+        """Stage the removal of ``key`` (no error at commit if it is absent)."""
+        self.deletes.add(check_key("WriteBatch.delete", key))
+        self.puts.pop(key, None)
+
+    def commit(self, batch_id: int) -> bool:
+        """Commit the staged writes with ``batch_id``; see :meth:`StateBackend.commit`.
+
+        The batch keeps its writes, so after a StateBackendError the same batch
+        can be committed again with the same id.
+        """
+        return self.namespace.commit(batch_id, self.puts, sorted(self.deletes))
+
+    def __len__(self) -> int:
+        return len(self.puts) + len(self.deletes)

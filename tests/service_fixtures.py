@@ -1,0 +1,104 @@
+"""Real servers for the test run: one redis-server and one HBase (with its Thrift server), session-scoped.
+
+Register with ``pytest_plugins = ["tests.service_fixtures"]``. The fixtures start
+their server on first use, on a free port bound to 127.0.0.1, and stop it when
+the run ends. ``RedisServer`` is also used directly by tests that need a
+short-lived server of their own (to kill it, or with a password or TLS).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+HBASE_SH = REPO / "scripts" / "hbase.sh"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class RedisServer:
+    """A redis-server child process on 127.0.0.1; ``args`` are extra command-line options."""
+
+    def __init__(self, *args: str, port: int | None = None, workdir: Path | None = None) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            pytest.skip("redis-server is not installed; run scripts/install_services.sh")
+        self.port = port or free_port()
+        self.args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        self.args += ["--dir", str(workdir)] if workdir else []
+        self.args += list(args)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.start()
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"redis-server exited with {self.proc.returncode}: {' '.join(self.args)}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"redis-server did not listen on port {self.port} within 10 s")
+
+    def kill(self) -> None:
+        """SIGKILL: the server dies without a chance to save anything."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self.proc = None
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """The run's shared redis-server (no persistence)."""
+    server = RedisServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_url(redis_server: RedisServer) -> str:
+    """``redis://127.0.0.1:<port>/0`` of the run's shared redis-server."""
+    return f"redis://127.0.0.1:{redis_server.port}/0"
+
+
+@pytest.fixture(scope="session")
+def hbase_url() -> Iterator[str]:
+    """``hbase://127.0.0.1:<thrift port>/squalltest`` of the run's HBase, started by scripts/hbase.sh."""
+    home = Path(os.environ.get("SQUALL_HBASE_HOME", REPO / ".cache" / "hbase"))
+    if shutil.which("java") is None or not (home / "lib").is_dir():
+        pytest.skip(f"no HBase jars in {home}/lib (or no java); run scripts/install_services.sh")
+    port = free_port()
+    result = subprocess.run(
+        ["bash", str(HBASE_SH), "start", str(port)], capture_output=True, text=True, timeout=300, check=False
+    )
+    try:
+        if result.returncode != 0:
+            pytest.fail(f"scripts/hbase.sh start {port} failed:\n{result.stdout}\n{result.stderr}")
+        yield f"hbase://127.0.0.1:{port}/squalltest"
+    finally:
+        subprocess.run(["bash", str(HBASE_SH), "stop", str(port)], capture_output=True, timeout=120, check=False)
