@@ -9,7 +9,6 @@ from bolts.errors import TupleError
 from bolts.stateful_windowed_bolt_executor import StatefulWindowedBoltExecutor, WindowStore
 from bolts.task import BoltTask, PlainBoltTask, make_task
 from bolts.tuples import DEFAULT_STREAM, Fields, Tuple
-from bolts.user_state import UserState
 from bolts.window_config import LATE_TUPLE_FIELD, WindowConfig
 from bolts.windowed_bolt_executor import WindowedBoltExecutor
 
@@ -28,7 +27,6 @@ __all__ = [
     "TopologyContext",
     "Tuple",
     "TupleError",
-    "UserState",
     "WindowConfig",
     "WindowStore",
     "WindowedBoltExecutor",

@@ -12,7 +12,6 @@ from bolts.base_windowed_bolt import BaseWindowedBolt
 from bolts.collector import EmitSink
 from bolts.errors import TupleError
 from bolts.tuples import Tuple
-from bolts.user_state import UserState
 from bolts.window_state_codec import (
     EVENT_PREFIX,
     INDEX_PREFIX,
@@ -27,6 +26,7 @@ from bolts.window_state_codec import (
     unpack,
 )
 from bolts.windowed_bolt_executor import WindowedBoltExecutor
+from state_backends import KeyValueState
 from windowing import Event, TupleWindow
 
 log = logging.getLogger("squall.bolts")
@@ -48,6 +48,22 @@ class WindowStore(Protocol):
     def commit(self, batch_id: int, puts: Mapping[bytes, bytes], deletes: Iterable[bytes]) -> bool:
         """Apply the writes atomically with ``batch_id``; False (and nothing written) if already committed."""
         ...
+
+
+@dataclass
+class _Writes:
+    """Collects the user state's staged writes into this commit's puts and deletes."""
+
+    puts: dict[bytes, bytes]
+    deletes: list[bytes]
+
+    # User keys have their own prefix and KeyValueState stages one write per key, so a key is
+    # never both put and deleted here.
+    def put(self, key: bytes, value: bytes) -> None:
+        self.puts[key] = value
+
+    def delete(self, key: bytes) -> None:
+        self.deletes.append(key)
 
 
 @dataclass
@@ -88,7 +104,7 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         self._removed: set[int] = set()
         self._progress: dict[StreamKey, list[int]] = {}  # stream -> [last expired id, last evaluated id]
         self._recovery: _Recovery | None = None
-        self.user_state = UserState(store, USER_PREFIX)
+        self.user_state = KeyValueState(store, USER_PREFIX)  # type: ignore[arg-type]
 
     # Life cycle -------------------------------------------------------------------------------
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
@@ -217,9 +233,7 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         self.finish_recovery()  # a commit records a resumed window, never a half-refilled one
         puts, deletes = dict(self._window_writes()), list(self._window_deletes())
         puts[META_KEY] = pack(self._meta())
-        user_puts, user_deletes = self.user_state.staged()
-        puts.update(user_puts)
-        deletes.extend(user_deletes)
+        self.user_state.write_to(_Writes(puts, deletes))  # type: ignore[arg-type]
         applied = self.store.commit(batch_id, puts, deletes)
         self._added.clear()
         self._removed.clear()

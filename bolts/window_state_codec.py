@@ -18,9 +18,8 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-import msgpack
-
 from bolts.tuples import Fields, Tuple
+from state_backends.serialization import decode, encode
 from windowing import Event
 
 META_KEY = b"meta"
@@ -29,14 +28,8 @@ INDEX_PREFIX = b"i/"
 USER_PREFIX = b"u/"
 
 
-def pack(value: Any) -> bytes:
-    """Encode plain data (ints, floats, str, bytes, bools, None, lists, dicts) with msgpack."""
-    return msgpack.packb(value, use_bin_type=True)  # type: ignore[no-any-return]
-
-
-def unpack(data: bytes) -> Any:
-    """Decode what :func:`pack` wrote; never executes code."""
-    return msgpack.unpackb(data, raw=False, strict_map_key=False)
+pack = encode
+unpack = decode
 
 
 def seq_key(prefix: bytes, seq: int) -> bytes:

@@ -2,15 +2,34 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bolts import BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, Tuple, make_task
+from state_backends import open_backend
 from topologies.testing import BoltHarness
 from windowing import Count, Duration
 
-from .stores import DictStore
+BACKENDS = [
+    pytest.param("memory", id="memory"),
+    pytest.param("redis", id="redis", marks=pytest.mark.redis),
+    pytest.param("hbase", id="hbase", marks=pytest.mark.hbase),
+]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    """Each real backend once per test; tests take fresh namespaces from it."""
+    url = "memory://" if request.param == "memory" else request.getfixturevalue(f"{request.param}_url")
+    with open_backend(url) as opened:
+        yield opened
+
+
+def fresh(backend):
+    return backend.namespace(f"t-{uuid.uuid4().hex[:12]}")
 
 
 class RunningTotal(BaseStatefulWindowedBolt):
@@ -63,21 +82,22 @@ def _summary(h):
     return windows, h.emitted, [t["id"] for t in h.late]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(
     cfg=config,
     batches=st.lists(batch, min_size=1, max_size=8),
     crash=st.tuples(st.integers(0, 7), st.integers(0, 12)),
 )
-def test_crash_and_restart_anywhere_gives_the_same_windows_and_outputs(cfg, batches, crash):
-    straight = BoltHarness(_bolt(cfg), fields=("id", "ts"), state=DictStore())
+def test_crash_and_restart_anywhere_gives_the_same_windows_and_outputs(backend, cfg, batches, crash):
+    straight = BoltHarness(_bolt(cfg), fields=("id", "ts"), state=fresh(backend))
     n = [0]
     for ops in batches:
         _run_batch(straight, ops, n)
         straight.commit()
     straight.close()
 
-    crashed = BoltHarness(_bolt(cfg), fields=("id", "ts"), state=DictStore())
+    crashed = BoltHarness(_bolt(cfg), fields=("id", "ts"), state=fresh(backend))
     crash_batch, crash_at = crash[0] % len(batches), crash[1]
     n = [0]
     for i, ops in enumerate(batches):
@@ -95,8 +115,8 @@ def test_crash_and_restart_anywhere_gives_the_same_windows_and_outputs(cfg, batc
     assert _summary(crashed) == _summary(straight)
 
 
-def test_init_state_receives_the_last_committed_user_state():
-    store = DictStore()
+def test_init_state_receives_the_last_committed_user_state(backend):
+    store = fresh(backend)
     h = BoltHarness(RunningTotal().with_tumbling_window(Count(2)).with_persistence(), fields=("id", "ts"), state=store)
     for i in (1, 2, 3, 4):
         h.feed({"id": i, "ts": 0})
@@ -110,18 +130,19 @@ def test_init_state_receives_the_last_committed_user_state():
 
 
 def test_a_stateful_bolt_needs_a_store_and_a_recovery_mode():
+    store = open_backend("memory://").namespace("n")
     with pytest.raises(ValueError, match="needs a state backend: pass state="):
         BoltHarness(RunningTotal().with_tumbling_window(Count(2)).with_persistence(), fields=("id", "ts"))
     with pytest.raises(ValueError, match=r"call with_message_id_field\(name\) or with_persistence\(\)"):
-        BoltHarness(RunningTotal().with_tumbling_window(Count(2)), fields=("id", "ts"), state=DictStore())
+        BoltHarness(RunningTotal().with_tumbling_window(Count(2)), fields=("id", "ts"), state=store)
     both = RunningTotal().with_tumbling_window(Count(2)).with_persistence().with_message_id_field("id")
     with pytest.raises(ValueError, match="persistent windows need no message ids"):
-        BoltHarness(both, fields=("id", "ts"), state=DictStore())
+        BoltHarness(both, fields=("id", "ts"), state=store)
 
 
-def test_a_commit_right_after_a_restart_keeps_the_window():
+def test_a_commit_right_after_a_restart_keeps_the_window(backend):
     bolt = RunningTotal().with_window(Count(3), Count(1)).with_message_id_field("id")
-    store = DictStore()
+    store = fresh(backend)
     h = BoltHarness(bolt, fields=("id", "ts"), state=store)
     for i in (1, 2):
         h.feed({"id": i, "ts": 0})
@@ -135,7 +156,7 @@ def test_a_commit_right_after_a_restart_keeps_the_window():
 
 def test_a_source_that_does_not_replay_loses_tuples_with_a_warning(caplog):
     bolt = RunningTotal().with_window(Count(3), Count(1)).with_message_id_field("id")
-    store = DictStore()
+    store = open_backend("memory://").namespace("n")
     h = BoltHarness(bolt, fields=("id", "ts"), state=store)
     for i in (1, 2):
         h.feed({"id": i, "ts": 0})
@@ -157,8 +178,8 @@ class Names(BaseWindowedBolt):
         declarer.declare(Fields("ids"))
 
 
-def test_a_plain_windowed_bolt_persists_its_windows_when_asked():
-    store = DictStore()
+def test_a_plain_windowed_bolt_persists_its_windows_when_asked(backend):
+    store = fresh(backend)
 
     def build():
         task = make_task(Names().with_window(Count(3), Count(1)), component="b", input_streams=[("s", "default")],
