@@ -26,6 +26,7 @@ from bolts import (
     make_task,
 )
 from bolts.tuples import DEFAULT_STREAM
+from state_backends import open_backend
 from windowing import Duration, TupleWindow
 
 
@@ -66,9 +67,11 @@ class BoltHarness:
     (``(stream, values)`` in emission order, the late-tuple stream included) and
     ``late`` (the late input tuples, in arrival order).
 
-    A stateful windowed bolt needs ``state``, its task's namespace in a state
-    backend; :meth:`commit` then commits like the Spark executor after a batch,
-    and :meth:`restart` simulates a crash and a restart from the last commit.
+    A stateful windowed bolt needs ``state``: a backend URL (``"memory://"``,
+    ``"redis://..."``, ``"hbase://..."``; the task gets the namespace
+    ``harness/<component>/0``) or a namespace object. :meth:`commit` then commits
+    like the Spark executor after a batch, and :meth:`restart` simulates a crash
+    and a restart from the last commit.
     """
 
     def __init__(
@@ -81,7 +84,7 @@ class BoltHarness:
         component: str = "bolt",
         start_time_ms: int = 0,
         conf: dict[str, Any] | None = None,
-        state: WindowStore | None = None,
+        state: WindowStore | str | None = None,
     ) -> None:
         if isinstance(streams, str) or not streams:
             msg = f"BoltHarness: `streams` must be a non-empty sequence of stream names; got {streams!r}"
@@ -95,6 +98,8 @@ class BoltHarness:
         self.late: list[Tuple] = []
         self.component = component
         self.conf = conf or {}
+        if isinstance(state, str):  # a backend URL: the task gets its own namespace there
+            state = open_backend(state).namespace(f"harness/{component}/0")
         self.state = state
         self._template = copy.deepcopy(bolt)  # a fresh copy of the configured bolt, for restart()
         self._committed = _Committed(0, 0, 0, start_time_ms)

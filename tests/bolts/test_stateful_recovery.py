@@ -195,3 +195,13 @@ def test_a_plain_windowed_bolt_persists_its_windows_when_asked(backend):
     resumed, out = build()  # another process picks the task up from the store
     resumed.execute(Tuple([3, 0], Fields("id", "ts"), "default", "s"))
     assert out == [[[1, 2, 3]]]
+
+
+def test_the_harness_takes_a_backend_url():
+    h = BoltHarness(RunningTotal().with_tumbling_window(Count(2)).with_persistence(), fields=("id", "ts"),
+                    state="memory://harness-url-test")
+    h.feed({"id": 1, "ts": 0})
+    h.commit()
+    h.restart()
+    h.feed({"id": 2, "ts": 0})
+    assert h.emitted == [("default", [[1, 2], 3])]
