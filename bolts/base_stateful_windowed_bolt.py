@@ -43,6 +43,20 @@ class BaseStatefulWindowedBolt(BaseWindowedBolt):
         """Save the window's tuples with the state, so recovery needs no replay."""
         return self._set(persistence=True)
 
+    def with_max_events_in_memory(self, count: int) -> Self:
+        """Keep at most ``count`` of a persistent window's tuples in memory; the rest stay in the backend.
+
+        The window's older tuples are kept in pages in the state backend and read
+        back a page at a time as the window is iterated, so ``window.iter()`` (in
+        timestamp order for time windows) walks a window larger than memory;
+        ``get()``, ``get_new()`` and ``get_expired()`` still build lists.
+        """
+        require_type("with_max_events_in_memory", "count", count, int)
+        if count <= 0:
+            msg = f"with_max_events_in_memory: `count` must be positive; got {count} instead"
+            raise ValueError(msg)
+        return self._set(max_events_in_memory=count)
+
     def validate_recovery(self, component: str = "") -> None:
         """Check that exactly one recovery mode is chosen (called when the bolt is built)."""
         cfg = self.window_config
@@ -51,6 +65,12 @@ class BaseStatefulWindowedBolt(BaseWindowedBolt):
             msg = (
                 f"BaseStatefulWindowedBolt: choose how windows recover{who}: "
                 "call with_message_id_field(name) or with_persistence()"
+            )
+            raise ValueError(msg)
+        if cfg.max_events_in_memory is not None and not cfg.persistence:
+            msg = (
+                f"with_max_events_in_memory: {cfg.max_events_in_memory} only applies to persistent windows{who}; "
+                "call with_persistence() too"
             )
             raise ValueError(msg)
         if cfg.message_id_field is not None and cfg.persistence:

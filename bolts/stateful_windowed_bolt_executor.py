@@ -12,6 +12,7 @@ from bolts.base_windowed_bolt import BaseWindowedBolt
 from bolts.collector import EmitSink
 from bolts.errors import TupleError
 from bolts.tuples import Tuple
+from bolts.window_pages import WindowPages
 from bolts.window_state_codec import (
     EVENT_PREFIX,
     INDEX_PREFIX,
@@ -28,6 +29,7 @@ from bolts.window_state_codec import (
 from bolts.windowed_bolt_executor import WindowedBoltExecutor
 from state_backends import KeyValueState
 from windowing import Event, TupleWindow
+from windowing.event_buffer import BufferFactory, EventBuffer
 
 log = logging.getLogger("squall.bolts")
 
@@ -95,16 +97,21 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         self.stateful = isinstance(bolt, BaseStatefulWindowedBolt)
         if isinstance(bolt, BaseStatefulWindowedBolt):
             bolt.validate_recovery(kwargs.get("component", ""))
-        super().__init__(bolt, **kwargs)
         self.store = store
+        self._schemas = Schemas()
+        bound = bolt.window_config.max_events_in_memory
+        self._pages = WindowPages(store, self._schemas, bound) if bound is not None else None
+        super().__init__(bolt, **kwargs)
         self.persistent = self.config.persistence or not self.stateful
         self._msg_field = self.config.message_id_field
-        self._schemas = Schemas()
         self._added: dict[int, Event[Tuple]] = {}
         self._removed: set[int] = set()
         self._progress: dict[StreamKey, list[int]] = {}  # stream -> [last expired id, last evaluated id]
         self._recovery: _Recovery | None = None
         self.user_state = KeyValueState(store, USER_PREFIX)  # type: ignore[arg-type]
+
+    def _buffer_factory(self) -> BufferFactory:
+        return self._pages.buffer if self._pages is not None else EventBuffer
 
     # Life cycle -------------------------------------------------------------------------------
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
@@ -120,6 +127,12 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         self._schemas = Schemas(meta["schemas"])
         self._progress = {(s, st): [expired, evaluated] for s, st, expired, evaluated in meta["progress"]}
         expired_seqs = set(meta["expired"])
+        if self._pages is not None:
+            self._pages.schemas = self._schemas
+            loose = self._pages.resume(self.manager.eviction.buffer, meta["next_page"])
+            held = [e for e in loose if e.seq not in expired_seqs]
+            self.restore(meta["system"], held, [e for e in loose if e.seq in expired_seqs])
+            return
         if self.persistent:
             events = [decode_event(seq_of(k), v, self._schemas) for k, v in self.store.scan(EVENT_PREFIX)]
             held = [e for e in events if e.seq not in expired_seqs]
@@ -184,11 +197,14 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         self.finish_recovery()
 
     def _held(self, event: Event[Tuple]) -> None:
-        self._added[event.seq] = event
+        if self._pages is None:  # paged windows write whole pages instead
+            self._added[event.seq] = event
 
     def on_expiry(self, events: list[Event[Tuple]]) -> None:
         """Expired tuples are deleted from the store at the next commit."""
         super().on_expiry(events)
+        if self._pages is not None:
+            return
         for event in events:
             if self._added.pop(event.seq, None) is None:
                 self._removed.add(event.seq)
@@ -231,14 +247,31 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         rebuilt from the store before the batch is retried.
         """
         self.finish_recovery()  # a commit records a resumed window, never a half-refilled one
-        puts, deletes = dict(self._window_writes()), list(self._window_deletes())
+        if self._pages is not None:
+            puts, deletes = self._page_writes(self._pages)
+        else:
+            puts, deletes = dict(self._window_writes()), list(self._window_deletes())
         puts[META_KEY] = pack(self._meta())
         self.user_state.write_to(_Writes(puts, deletes))  # type: ignore[arg-type]
         applied = self.store.commit(batch_id, puts, deletes)
+        if self._pages is not None:
+            self.manager.eviction.buffer.committed()
         self._added.clear()
         self._removed.clear()
         self.user_state.committed()
         return applied
+
+    def _page_writes(self, pages: WindowPages) -> tuple[dict[bytes, bytes], list[bytes]]:
+        eviction = self.manager.eviction
+        loose = eviction.loose_events() + self.manager.pending_expired()
+        puts: dict[bytes, bytes] = {}
+        deletes: list[bytes] = []
+        for key, value in pages.writes(eviction.buffer, loose):
+            if value is None:
+                deletes.append(key)
+            else:
+                puts[key] = value
+        return puts, deletes
 
     def _window_writes(self) -> Iterator[tuple[bytes, bytes]]:
         for seq, event in self._added.items():
@@ -260,6 +293,7 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
             "schemas": self._schemas.to_data(),
             "expired": [e.seq for e in self.manager.pending_expired()],
             "progress": [[s, st, exp, ev] for (s, st), (exp, ev) in self._progress.items()],
+            "next_page": self._pages.next_page_id if self._pages is not None else 0,
         }
 
     @property

@@ -45,6 +45,7 @@ class WindowConfig:
     watermark_interval: Duration | None = None
     message_id_field: str | None = None
     persistence: bool = False
+    max_events_in_memory: int | None = None
 
     def with_(self, **changes: Any) -> WindowConfig:
         """A copy with ``changes`` applied."""

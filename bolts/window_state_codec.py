@@ -8,6 +8,11 @@ Keys (inside the task's namespace):
 - ``e/<seq>``: one held tuple (persistent windows): ``[ts, schema, values, source_task]``.
 - ``i/<seq>``: one held tuple's identity (message-id recovery): ``[schema, msg_id, ts]``.
 - ``u/<key>``: user state written through ``KeyValueState``.
+- ``p/<page>``, ``t/<page>``, ``x/<seq>``: a persistent window bounded by
+  ``with_max_events_in_memory`` keeps its tuples in pages instead of ``e/``: a page's
+  events (a list of ``[seq, ts, schema, values, source_task]``), its table entry
+  (``[count, first key, last key]``), and the held tuples outside pages (pending
+  event-time count tuples, expired tuples not yet reported).
 
 ``<seq>`` is the event's arrival number as 8 big-endian bytes, so a prefix scan
 returns events in arrival order.
@@ -26,6 +31,9 @@ META_KEY = b"meta"
 EVENT_PREFIX = b"e/"
 INDEX_PREFIX = b"i/"
 USER_PREFIX = b"u/"
+PAGE_PREFIX = b"p/"
+PAGE_TABLE_PREFIX = b"t/"
+LOOSE_PREFIX = b"x/"
 
 
 pack = encode
@@ -82,3 +90,22 @@ def decode_event(seq: int, data: bytes, schemas: Schemas) -> Event[Tuple]:
     ts, schema_id, values, source_task = unpack(data)
     source, stream, fields = schemas.get(schema_id)
     return Event(Tuple(values, fields, stream, source, source_task), ts, seq)
+
+
+def encode_page(events: list[Event[Tuple]], schemas: Schemas) -> bytes:
+    """A page of held tuples as stored under ``p/<page>``."""
+    return pack([[e.seq, e.ts, schemas.id_of(e.value), list(e.value.values), e.value.source_task] for e in events])
+
+
+def decode_page(data: bytes, schemas: Schemas) -> list[Event[Tuple]]:
+    """Rebuild the events of a page."""
+    out = []
+    for seq, ts, schema_id, values, source_task in unpack(data):
+        source, stream, fields = schemas.get(schema_id)
+        out.append(Event(Tuple(values, fields, stream, source, source_task), ts, seq))
+    return out
+
+
+def as_key(value: Any) -> Any:
+    """A page key read back from msgpack: ``(ts, seq)`` pairs come back as lists."""
+    return tuple(value) if isinstance(value, list) else value

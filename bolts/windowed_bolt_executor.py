@@ -29,6 +29,7 @@ from windowing import (
     WindowManager,
     WindowSpec,
 )
+from windowing.event_buffer import BufferFactory, EventBuffer
 
 log = logging.getLogger("squall.bolts")
 
@@ -84,7 +85,7 @@ class WindowedBoltExecutor(BoltTask):
         self.observer = observer
         self.clock = ManualClock(start_time_ms)
         self.timers = PeriodicTimers(self.clock)
-        self.manager: WindowManager[Tuple] = self.config.spec().build(self, self.clock)
+        self.manager: WindowManager[Tuple] = self.config.spec().build(self, self.clock, self._buffer_factory())
         self.watermarks = (
             WatermarkGenerator(self.input_streams, self.config.lag_ms) if self.config.event_time else None
         )
@@ -94,6 +95,10 @@ class WindowedBoltExecutor(BoltTask):
         # Told which tuples are done with (expired or late), as Storm acks them; the harness uses it
         # to model a source that replays what was not acknowledged.
         self.ack_listener: Callable[[list[Tuple]], None] | None = None
+
+    def _buffer_factory(self) -> BufferFactory:
+        """How the window's event buffer is built (stateful tasks may page it to their store)."""
+        return EventBuffer
 
     # Life cycle -------------------------------------------------------------------------------
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:

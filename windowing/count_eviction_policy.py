@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from windowing.event import Event, seq_key
-from windowing.event_buffer import EventBuffer
+from windowing.event_buffer import BufferFactory, EventBuffer
 from windowing.eviction_policy import EvictionPolicy, WindowScan, sliding_count_timestamps
 from windowing.membership import SeqRange
 
@@ -18,10 +18,10 @@ class CountEvictionPolicy(EvictionPolicy):
     most ``threshold`` tuples in memory.
     """
 
-    def __init__(self, threshold: int) -> None:
+    def __init__(self, threshold: int, buffer_factory: BufferFactory = EventBuffer) -> None:
         super().__init__()
         self.threshold = threshold
-        self._buffer = EventBuffer(seq_key)
+        self._buffer = buffer_factory(seq_key)
         self._next_seq = 0
 
     def add(self, event: Event[Any]) -> None:
@@ -36,8 +36,8 @@ class CountEvictionPolicy(EvictionPolicy):
         """Every held event is in the window."""
         self._require_context()
         buf = self._buffer
-        first = buf.first()
-        lo_seq = first.seq if first is not None else self._next_seq
+        first = buf.first_key()  # the key is the arrival number
+        lo_seq = first if first is not None else self._next_seq
         mark = self._next_seq
         return WindowScan(buf.events, buf.head, len(buf.events), True, SeqRange(lo_seq, mark))
 
@@ -59,6 +59,11 @@ class CountEvictionPolicy(EvictionPolicy):
     def held_events(self) -> list[Event[Any]]:
         """Held events in arrival order."""
         return list(self._buffer)
+
+    @property
+    def buffer(self) -> Any:
+        """The buffer holding the window's events."""
+        return self._buffer
 
     def _own_state(self) -> dict[str, Any]:
         return {"next_seq": self._next_seq}

@@ -54,6 +54,11 @@ class EventBuffer:
         else:
             insort_right(events, event, lo=self._head, key=self._key)
 
+    def first_key(self) -> Any:
+        """The smallest key held, or None."""
+        first = self.first()
+        return None if first is None else self._key(first)
+
     def first(self) -> Event[Any] | None:
         """The live event with the smallest key, or None."""
         return self._events[self._head] if len(self._events) > self._head else None
@@ -79,6 +84,10 @@ class EventBuffer:
         if self._head >= _COMPACT_AT and self._head * 2 >= len(self._events):
             del self._events[: self._head]
             self._head = 0
+
+
+BufferFactory = Callable[[Callable[[Event[Any]], Any]], Any]
+"""Builds a policy's event buffer from its key (an ``EventBuffer`` or a ``PagedEventBuffer``)."""
 
 
 def _ts(event: Event[Any]) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,7 @@ class WindowScan:
     The slice is only valid until the policy next changes.
     """
 
-    source: list[Event[Any]]
+    source: Any  # a list of events, or a paged buffer's view
     lo: int
     hi: int
     arrival_ordered: bool
@@ -31,6 +31,13 @@ class WindowScan:
     def size(self) -> int:
         """Number of events in the window."""
         return self.hi - self.lo
+
+    def iter_events(self) -> Iterator[Event[Any]]:
+        """The window's events one at a time, in the buffer's order (arrival order if ``arrival_ordered``)."""
+        source = self.source
+        if isinstance(source, list):
+            return (source[i] for i in range(self.lo, self.hi))
+        return source.iter_range(self.lo, self.hi)  # type: ignore[no-any-return]
 
     def events(self) -> list[Event[Any]]:
         """The window's events in arrival order (a new list)."""
@@ -126,6 +133,15 @@ class EvictionPolicy(ABC):
     @abstractmethod
     def _hold(self, event: Event[Any]) -> None:
         """Hold a restored event as it was held before (no expiry)."""
+
+    @property
+    @abstractmethod
+    def buffer(self) -> Any:
+        """The buffer that holds the window's events (paged for a bounded persistent window)."""
+
+    def loose_events(self) -> list[Event[Any]]:
+        """Held events outside :attr:`buffer` (event-time count windows' pending ones)."""
+        return []
 
 
 def sliding_count_timestamps(

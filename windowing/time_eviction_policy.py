@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from windowing.event import Event, seq_key, ts_seq_key
-from windowing.event_buffer import EventBuffer
+from windowing.event_buffer import BufferFactory, EventBuffer
 from windowing.eviction_context import EvictionContext
 from windowing.eviction_policy import EvictionPolicy, WindowScan, sliding_count_timestamps
 from windowing.membership import TimeRange
@@ -25,11 +25,11 @@ class TimeEvictionPolicy(EvictionPolicy):
     drift is always zero after the first window.
     """
 
-    def __init__(self, window_length_ms: int) -> None:
+    def __init__(self, window_length_ms: int, buffer_factory: BufferFactory = EventBuffer) -> None:
         super().__init__()
         self.window_length = window_length_ms
         self._delta = 0
-        self._buffer = EventBuffer(ts_seq_key)
+        self._buffer = buffer_factory(ts_seq_key)
         self._next_seq = 0
 
     def add(self, event: Event[Any]) -> None:
@@ -82,6 +82,11 @@ class TimeEvictionPolicy(EvictionPolicy):
     def held_events(self) -> list[Event[Any]]:
         """Held events in arrival order."""
         return sorted(self._buffer, key=seq_key)
+
+    @property
+    def buffer(self) -> Any:
+        """The buffer holding the window's events."""
+        return self._buffer
 
     def _own_state(self) -> dict[str, Any]:
         return {"next_seq": self._next_seq, "delta": self._delta}

@@ -86,9 +86,9 @@ class TupleWindow(Generic[T]):
         """Iterate the window's tuples in arrival order."""
         self._check_open("iter")
         scan = self._scan
-        if scan.arrival_ordered:
-            source, lo, hi = scan.source, scan.lo, scan.hi
-            return (source[i].value for i in range(lo, hi))
+        # A window paged to a store is streamed in timestamp order rather than gathered to be sorted.
+        if scan.arrival_ordered or not isinstance(scan.source, list):
+            return (e.value for e in scan.iter_events())
         return (e.value for e in scan.events())
 
     def __iter__(self) -> Iterator[T]:

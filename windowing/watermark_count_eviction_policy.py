@@ -6,7 +6,7 @@ import heapq
 from typing import Any
 
 from windowing.event import Event, seq_key, ts_seq_key
-from windowing.event_buffer import EventBuffer
+from windowing.event_buffer import BufferFactory, EventBuffer
 from windowing.eviction_context import EvictionContext
 from windowing.eviction_policy import EvictionPolicy, WindowScan, sliding_count_timestamps
 from windowing.membership import KeyRange
@@ -31,10 +31,10 @@ class WatermarkCountEvictionPolicy(EvictionPolicy):
     tuples always come after the ones already evaluated, so none is skipped.
     """
 
-    def __init__(self, threshold: int) -> None:
+    def __init__(self, threshold: int, buffer_factory: BufferFactory = EventBuffer) -> None:
         super().__init__()
         self.threshold = threshold
-        self._eligible = EventBuffer(ts_seq_key)
+        self._eligible = buffer_factory(ts_seq_key)
         self._pending: dict[int, Event[Any]] = {}
         self._pending_heap: list[tuple[int, int]] = []
         self._current_count = 0
@@ -118,6 +118,15 @@ class WatermarkCountEvictionPolicy(EvictionPolicy):
     def held_events(self) -> list[Event[Any]]:
         """Held events in arrival order."""
         return sorted([*self._eligible, *self._pending.values()], key=seq_key)
+
+    def loose_events(self) -> list[Event[Any]]:
+        """Pending events: beyond every reference time so far, held outside the buffer."""
+        return list(self._pending.values())
+
+    @property
+    def buffer(self) -> Any:
+        """The buffer holding the window's events."""
+        return self._eligible
 
     def _own_state(self) -> dict[str, Any]:
         return {

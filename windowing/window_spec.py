@@ -9,6 +9,7 @@ from windowing.clock import ManualClock
 from windowing.count_eviction_policy import CountEvictionPolicy
 from windowing.count_trigger_policy import CountTriggerPolicy
 from windowing.duration import Count, Duration
+from windowing.event_buffer import BufferFactory, EventBuffer
 from windowing.eviction_policy import EvictionPolicy
 from windowing.time_eviction_policy import TimeEvictionPolicy
 from windowing.time_trigger_policy import TimeTriggerPolicy
@@ -35,23 +36,29 @@ class WindowSpec:
     slide: Count | Duration
     event_time: bool
 
-    def build(self, listener: WindowLifecycleListener[T], clock: ManualClock) -> WindowManager[T]:
-        """A window manager with this configuration's policies (not yet started)."""
+    def build(
+        self, listener: WindowLifecycleListener[T], clock: ManualClock, buffer_factory: BufferFactory = EventBuffer
+    ) -> WindowManager[T]:
+        """A window manager with this configuration's policies (not yet started).
+
+        ``buffer_factory`` builds the eviction policy's event buffer (a paged one
+        keeps a persistent window's older tuples in the state backend).
+        """
         length_ms = self.length.value if isinstance(self.length, Duration) else None
         manager: WindowManager[T] = WindowManager(listener, length_ms)
-        eviction = self._eviction()
+        eviction = self._eviction(buffer_factory)
         trigger = self._trigger(manager, eviction, clock)
         manager.set_policies(eviction, trigger)
         return manager
 
-    def _eviction(self) -> EvictionPolicy:
+    def _eviction(self, buffer_factory: BufferFactory) -> EvictionPolicy:
         if isinstance(self.length, Count):
             if self.event_time:
-                return WatermarkCountEvictionPolicy(self.length.value)
-            return CountEvictionPolicy(self.length.value)
+                return WatermarkCountEvictionPolicy(self.length.value, buffer_factory)
+            return CountEvictionPolicy(self.length.value, buffer_factory)
         if self.event_time:
-            return WatermarkTimeEvictionPolicy(self.length.value)
-        return TimeEvictionPolicy(self.length.value)
+            return WatermarkTimeEvictionPolicy(self.length.value, buffer_factory)
+        return TimeEvictionPolicy(self.length.value, buffer_factory)
 
     def _trigger(
         self, manager: WindowManager[T], eviction: EvictionPolicy, clock: ManualClock

@@ -54,7 +54,8 @@ config = st.fixed_dictionaries(
         "slide": st.tuples(st.sampled_from(["count", "time"]), st.integers(1, 20)),
         "event_time": st.booleans(),
         "lag": st.integers(0, 10),
-        "mode": st.sampled_from(["persistence", "message_id"]),
+        "mode": st.sampled_from(["persistence", "message_id", "paged"]),
+        "in_memory": st.integers(1, 24),
     }
 )
 batch = st.lists(st.tuples(st.sampled_from(["feed", "advance"]), st.integers(-3, 25)), max_size=12)
@@ -64,6 +65,8 @@ def _bolt(cfg):
     bolt = RunningTotal().with_window(_unit(*cfg["length"]), _unit(*cfg["slide"]))
     if cfg["event_time"]:
         bolt = bolt.with_timestamp_field("ts").with_lag(Duration(cfg["lag"])).with_watermark_interval(Duration(5))
+    if cfg["mode"] == "paged":  # pages of 1 to 3 tuples, spilled after every commit beyond the bound
+        return bolt.with_persistence().with_max_events_in_memory(cfg["in_memory"])
     return bolt.with_persistence() if cfg["mode"] == "persistence" else bolt.with_message_id_field("id")
 
 
@@ -205,3 +208,31 @@ def test_the_harness_takes_a_backend_url():
     h.restart()
     h.feed({"id": 2, "ts": 0})
     assert h.emitted == [("default", [[1, 2], 3])]
+
+
+class Counter(BaseStatefulWindowedBolt):
+    def execute(self, window):
+        self.collector.emit([sum(1 for _ in window.iter()), sum(t["id"] for t in window.iter())])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("n", "total"))
+
+
+@pytest.mark.parametrize("event_time", [False, True])
+def test_a_bounded_persistent_window_keeps_at_most_n_tuples_in_memory(backend, event_time):
+    bolt = Counter().with_window(Count(200), Count(50)) if not event_time else \
+        Counter().with_window(Duration(200), Count(50)).with_timestamp_field("ts")
+    bolt = bolt.with_persistence().with_max_events_in_memory(40)
+    h = BoltHarness(bolt, fields=("id", "ts"), state=fresh(backend))
+    for i in range(1, 301):
+        h.feed({"id": i, "ts": i})
+        if i % 10 == 0:
+            h.commit()
+            assert h.task.manager.eviction.buffer.resident <= 40 + h.task.manager.eviction.buffer.page_size
+    h.advance(1000)
+    # The last window holds the last 200 tuples (count), or (100, 300] (event time: one watermark, 300,
+    # fires a window at every 50th tuple); either way read back from the backend page by page.
+    assert [values for _, values in h.emitted][-1] == [200, sum(range(101, 301))]
+    h.restart()
+    h.feed({"id": 301, "ts": 301})
+    assert len(h.task.manager.held()) >= 200
