@@ -35,8 +35,8 @@ class Activation:
     """One window activation as the bolt saw it."""
 
     tuples: list[Tuple]
-    new: list[Tuple]
-    expired: list[Tuple]
+    new: list[Tuple] | None  # None when the window does not track them (with_max_events_in_memory)
+    expired: list[Tuple] | None
     start_timestamp: int | None
     end_timestamp: int | None
 
@@ -246,10 +246,14 @@ class BoltHarness:
         self.task.close()
 
     def _record(self, window: TupleWindow[Tuple]) -> None:
+        tracked = window.tracks_changes
         self.windows.append(
             Activation(
-                list(window.get()), list(window.get_new()), list(window.get_expired()),
-                window.start_timestamp, window.end_timestamp,
+                list(window.get()),
+                list(window.get_new()) if tracked else None,
+                list(window.get_expired()) if tracked else None,
+                window.start_timestamp,
+                window.end_timestamp,
             )
         )
 

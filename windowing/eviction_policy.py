@@ -139,6 +139,11 @@ class EvictionPolicy(ABC):
     def buffer(self) -> Any:
         """The buffer that holds the window's events (paged for a bounded persistent window)."""
 
+    @property
+    def tracks_changes(self) -> bool:
+        """Whether windows can report new and expired events (not when the buffer pages them away)."""
+        return getattr(self.buffer, "keeps_expired", True)
+
     def loose_events(self) -> list[Event[Any]]:
         """Held events outside :attr:`buffer` (event-time count windows' pending ones)."""
         return []

@@ -54,6 +54,8 @@ class PagedEventBuffer:
         self.max_resident = max_resident
         self.pages: list[Page] = []
         self.deleted_pages: list[int] = []
+        # Expired events are not handed back (nor their pages read): a bounded window does not report them.
+        self.keeps_expired = False
         self._view = _PagedView(self)
 
     # The EventBuffer interface ------------------------------------------------------------------
@@ -105,17 +107,15 @@ class PagedEventBuffer:
         return self._read(self.pages[0])[0] if self.pages else None
 
     def pop_front(self, n: int, into: list[Event[Any]]) -> None:
-        """Drop the first ``n`` events, appending them to ``into`` in key order."""
+        """Drop the first ``n`` events (not handed to ``into``: see ``keeps_expired``)."""
         while n > 0 and self.pages:
             page = self.pages[0]
             if n >= page.count:
-                into.extend(self._read(page))
                 n -= page.count
                 self.pages.pop(0)
                 self.deleted_pages.append(page.page_id)
             else:
                 events = self._resident(page).events
-                into.extend(events[:n])  # type: ignore[index]
                 del events[:n]  # type: ignore[union-attr]
                 self._refresh(page)
                 n = 0

@@ -18,6 +18,9 @@ class TupleWindow(Generic[T]):
     - ``get()``: the tuples in the window, in arrival order.
     - ``get_new()``: those that were not in the previous activation's window.
     - ``get_expired()``: those that left the window since the previous evaluation.
+      Windows bounded by ``with_max_events_in_memory`` do not track new and
+      expired tuples: both methods raise ``TypeError``, as Storm's persistent
+      windows throw ``UnsupportedOperationException``.
     - ``iter()``: iterate the window without building a list.
     - ``start_timestamp`` / ``end_timestamp``: the window covers
       ``(start, end]`` in milliseconds; ``end`` is the evaluation's reference time
@@ -30,7 +33,7 @@ class TupleWindow(Generic[T]):
     if you need the tuples later).
     """
 
-    __slots__ = ("_cache", "_expired", "_open", "_prev", "_scan", "end_timestamp", "start_timestamp")
+    __slots__ = ("_cache", "_expired", "_open", "_prev", "_scan", "end_timestamp", "start_timestamp", "tracks_changes")
 
     def __init__(
         self,
@@ -39,6 +42,7 @@ class TupleWindow(Generic[T]):
         expired: list[Event[T]],
         start_timestamp: int | None,
         end_timestamp: int | None,
+        tracks_changes: bool = True,
     ) -> None:
         self._scan = scan
         self._prev = previous
@@ -47,6 +51,7 @@ class TupleWindow(Generic[T]):
         self._open = True
         self.start_timestamp = start_timestamp
         self.end_timestamp = end_timestamp
+        self.tracks_changes = tracks_changes
 
     def _check_open(self, method: str) -> None:
         if not self._open:
@@ -66,9 +71,18 @@ class TupleWindow(Generic[T]):
             self._cache["get"] = [e.value for e in self._events()]
         return self._cache["get"]
 
+    def _check_changes(self, method: str) -> None:
+        if not self.tracks_changes:
+            msg = (
+                f"TupleWindow.{method}: not available for a window bounded by with_max_events_in_memory "
+                "(as in Storm's persistent windows); iterate the window with iter() instead"
+            )
+            raise TypeError(msg)
+
     def get_new(self) -> list[T]:
         """The tuples in this window that were not in the previous activation's window."""
         self._check_open("get_new")
+        self._check_changes("get_new")
         if "new" not in self._cache:
             prev = self._prev
             events = self._events()
@@ -78,6 +92,7 @@ class TupleWindow(Generic[T]):
     def get_expired(self) -> list[T]:
         """The tuples that expired since the previous evaluation, in arrival order."""
         self._check_open("get_expired")
+        self._check_changes("get_expired")
         if "expired" not in self._cache:
             self._cache["expired"] = [e.value for e in sorted(self._expired, key=_seq)]
         return self._cache["expired"]

@@ -76,7 +76,7 @@ class WindowManager(Generic[T]):
         context = self.eviction.context
         end = context.reference_time if context is not None else None
         start = end - self.window_length_ms if end is not None and self.window_length_ms is not None else None
-        window: TupleWindow[T] = TupleWindow(scan, previous, expired, start, end)
+        window: TupleWindow[T] = TupleWindow(scan, previous, expired, start, end, self.eviction.tracks_changes)
         self.activations += 1
         try:
             self.listener.on_activation(window)

@@ -36,7 +36,8 @@ class RunningTotal(BaseStatefulWindowedBolt):
     """Emits the window's ids and a running total kept in user state."""
 
     def execute(self, window):
-        total = self.state.get("total", 0) + sum(t["id"] for t in window.get_new())
+        new = window.get_new() if window.tracks_changes else window.get()
+        total = self.state.get("total", 0) + sum(t["id"] for t in new)
         self.state.put("total", total)
         self.collector.emit([[t["id"] for t in window.get()], total])
 
@@ -79,9 +80,13 @@ def _run_batch(h, ops, counter):
             h.advance(abs(a))
 
 
+def _ids(tuples):
+    return None if tuples is None else [t["id"] for t in tuples]
+
+
 def _summary(h):
-    windows = [([t["id"] for t in w.tuples], [t["id"] for t in w.new], [t["id"] for t in w.expired],
-                w.start_timestamp, w.end_timestamp) for w in h.windows]
+    windows = [(_ids(w.tuples), _ids(w.new), _ids(w.expired), w.start_timestamp, w.end_timestamp)
+               for w in h.windows]
     return windows, h.emitted, [t["id"] for t in h.late]
 
 
@@ -233,6 +238,19 @@ def test_a_bounded_persistent_window_keeps_at_most_n_tuples_in_memory(backend, e
     # The last window holds the last 200 tuples (count), or (100, 300] (event time: one watermark, 300,
     # fires a window at every 50th tuple); either way read back from the backend page by page.
     assert [values for _, values in h.emitted][-1] == [200, sum(range(101, 301))]
+    assert h.windows[-1].new is None and h.windows[-1].expired is None
     h.restart()
     h.feed({"id": 301, "ts": 301})
     assert len(h.task.manager.held()) >= 200
+
+
+def test_a_bounded_window_refuses_get_new_and_get_expired(backend):
+    class Asks(Counter):
+        def execute(self, window):
+            window.get_expired()
+
+    bolt = Asks().with_tumbling_window(Count(2)).with_persistence().with_max_events_in_memory(10)
+    h = BoltHarness(bolt, fields=("id", "ts"), state=fresh(backend))
+    h.feed({"id": 1, "ts": 0})
+    with pytest.raises(TypeError, match="get_expired: not available for a window bounded by with_max_events_in_memory"):
+        h.feed({"id": 2, "ts": 0})

@@ -1,0 +1,87 @@
+"""The checked, immutable configuration of a windowed aggregation, built by :class:`WindowedAggregateBolt`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bolts.errors import TupleError
+from windowing.accumulation import AccumulationMode
+from windowing.assigners import TimeDifferenceWindows, WindowAssigner
+from windowing.trigger_base import Trigger
+from windowing.trigger_leaves import DefaultTrigger
+
+OUTPUT_FIELDS = ("key", "window_start", "window_end", "value", "timestamp", "pane", "is_retraction")
+TIMESTAMP_COMBINERS = ("end_of_window", "earliest", "latest")
+RETRACTION_FIELD = "is_retraction"
+
+
+@dataclass(frozen=True)
+class AggregateSpec:
+    """What to aggregate, where (assigner; None keeps the windows of incoming panes), when (trigger) and how (mode).
+
+    ``allowed_lateness_ms`` is the lateness horizon: a tuple whose windows all
+    end at or before ``watermark - allowed_lateness`` is dropped, and a window's
+    state is deleted once the watermark reaches ``end + allowed_lateness``.
+    """
+
+    aggregator: Any
+    key_fields: tuple[str, ...] | None = None
+    assigner: WindowAssigner | None = None
+    trigger: Trigger = field(default_factory=DefaultTrigger)
+    mode: AccumulationMode = AccumulationMode.DISCARDING
+    allowed_lateness_ms: int = 0
+    timestamp_combiner: str = "end_of_window"
+    timestamp_field: str | None = None
+    timestamp_extractor: Callable[[Any], int] | None = None
+    lag_ms: int = 0
+    watermark_interval_ms: int = 1000
+    fire_only_updated: bool = False
+    late_tuple_stream: str | None = None
+
+    @property
+    def time_difference(self) -> TimeDifferenceWindows | None:
+        """The KIP-450 assigner, when that is the assigner."""
+        return self.assigner if isinstance(self.assigner, TimeDifferenceWindows) else None
+
+    def key_of(self, tup: Any) -> tuple[Any, ...]:
+        """The tuple's key (``()`` when not keyed); ``TupleError`` when a key field is missing."""
+        if self.key_fields is None:
+            return ()
+        for name in self.key_fields:
+            if name not in tup.fields:
+                msg = (
+                    f"WindowedAggregateBolt: key field {name!r} is missing from {tup!r}; "
+                    f"its fields are: {', '.join(tup.fields)}"
+                )
+                raise TupleError(msg)
+        return tuple(tup[name] for name in self.key_fields)
+
+    def key_out(self, key: tuple[Any, ...]) -> Any:
+        """The ``key`` output field: None when not keyed, the value for one key field, a list for several."""
+        if self.key_fields is None:
+            return None
+        return key[0] if len(key) == 1 else list(key)
+
+    def add(self, acc: Any, tup: Any) -> Any:
+        """Add ``tup`` to ``acc``, or retract it when it is an upstream retraction; ``TupleError`` on bad input."""
+        for name in getattr(self.aggregator, "input_fields", ()):
+            if name not in tup.fields:
+                msg = (
+                    f"WindowedAggregateBolt: the aggregator {self.aggregator!r} reads field {name!r}, "
+                    f"which {tup!r} does not have; its fields are: {', '.join(tup.fields)}"
+                )
+                raise TupleError(msg)
+        retracting = RETRACTION_FIELD in tup.fields and bool(tup[RETRACTION_FIELD])
+        if retracting and not callable(getattr(self.aggregator, "retract", None)):
+            msg = (
+                f"WindowedAggregateBolt: {tup!r} is a retraction but the aggregator {self.aggregator!r} "
+                "has no retract(acc, tuple); use one that can retract (count, sum, mean, collect)"
+            )
+            raise TupleError(msg)
+        try:
+            return self.aggregator.retract(acc, tup) if retracting else self.aggregator.add(acc, tup)
+        except (TypeError, ValueError) as exc:
+            msg = f"WindowedAggregateBolt: the aggregator {self.aggregator!r} cannot take {tup!r}: {exc}"
+            raise TupleError(msg) from exc

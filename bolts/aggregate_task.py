@@ -1,0 +1,260 @@
+"""Runs one task of a :class:`WindowedAggregateBolt`: places tuples, moves the watermark, consults triggers.
+
+Batches: tuples delivered with ``execute`` are added to their windows at once;
+triggers are consulted once per window per micro-batch, when the batch closes.
+A batch closes at ``end_batch`` (``BoltHarness.feed_batch``), and also before
+processing time or the watermark moves and at ``close``, so tuples fed one by
+one with ``BoltHarness.feed`` form one batch up to the next ``advance``,
+``advance_watermark`` or ``feed_batch``.
+
+Time is injected: processing time moves only with :meth:`advance_to`; the
+bolt's own watermark is recomputed every watermark interval of it, and
+processing-time triggers fire at their exact instants on the way. The whole
+state is plain data: :meth:`snapshot` and :meth:`restore` (deterministic).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from numbers import Integral
+from typing import TYPE_CHECKING, Any
+
+from bolts.aggregate_firing import PaneEmitter
+from bolts.aggregate_window_state import WindowState
+from bolts.aggregate_windows import WindowId, WindowTable
+from bolts.collector import EmitSink, OutputCollector
+from bolts.context import TopologyContext
+from bolts.errors import TupleError
+from bolts.input_watermarks import InputWatermarks
+from bolts.task import BoltTask
+from bolts.tuples import DEFAULT_STREAM, Tuple
+from windowing.assigners import END_OF_TIME
+from windowing.clock import ManualClock, PeriodicTimers
+from windowing.trigger_context import TriggerContext
+
+if TYPE_CHECKING:
+    from bolts.windowed_aggregate_bolt import WindowedAggregateBolt
+
+log = logging.getLogger("squall.bolts")
+SNAPSHOT_VERSION = 1
+
+
+class AggregateTask(BoltTask):
+    """One task of a windowed aggregation, driven by the harness or the Spark executor."""
+
+    def __init__(
+        self,
+        bolt: WindowedAggregateBolt,
+        *,
+        component: str,
+        input_streams: Iterable[tuple[str, str]],
+        start_time_ms: int = 0,
+        task_index: int = 0,
+        parallelism: int = 1,
+        **_: Any,
+    ) -> None:
+        self.bolt = bolt
+        self.component = component
+        self.task_index = task_index
+        self.parallelism = parallelism
+        self.spec = bolt.build_spec(component)
+        self.input_streams = frozenset(input_streams)
+        self.output_streams = bolt.output_streams(component)
+        self.clock = ManualClock(start_time_ms)
+        self.timers = PeriodicTimers(self.clock)
+        self.marks = InputWatermarks(self.input_streams, self.spec.lag_ms)
+        self.table = WindowTable(self.spec)
+        self.emitter = PaneEmitter(self.spec, self._emit_pane)
+        self.dirty: dict[WindowId, None] = {}
+        self._watermark = self.marks.current()
+        self.late_tuples = 0
+        self.closed_window_drops = 0
+        self.collector: OutputCollector | None = None
+        self._read_ts = self._timestamp_reader()
+
+    # Life cycle ---------------------------------------------------------------------------------
+    def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
+        """Prepare the bolt with a collector and start the watermark timer."""
+        self.collector = OutputCollector(self.output_streams, sink, self.component)
+        context = TopologyContext(
+            self.component, self.task_index, self.parallelism, self.input_streams, self.output_streams
+        )
+        self.bolt.prepare({**conf, **self.bolt.get_component_configuration()}, context, self.collector)
+        self.timers.every(self.spec.watermark_interval_ms, self._on_watermark_timer)
+
+    def close(self) -> None:
+        """End of input: the watermark goes to the end of time, every window fires and is collected."""
+        self.end_batch()
+        self._move_watermark(END_OF_TIME)
+        self.bolt.cleanup()
+
+    # Input --------------------------------------------------------------------------------------
+    def execute(self, tup: Tuple) -> None:
+        """Add a tuple to its windows, or drop it as late (counted; sent to the late stream when set)."""
+        ts = self._read_ts(tup)
+        key = self.spec.key_of(tup)
+        self.marks.track((tup.source_component, tup.stream), ts)
+        targets = self.table.place(key, ts, tup, self._watermark, self.clock.now())
+        if not targets:
+            self._late(tup, ts)
+            return
+        open_windows = [ws for ws in targets if not ws.closed]
+        if not open_windows:
+            self.closed_window_drops += 1
+            return
+        for ws in open_windows:
+            self._add(ws, tup, ts)
+
+    def _add(self, ws: WindowState, tup: Tuple, ts: int) -> None:
+        ws.acc = self.spec.add(ws.acc, tup)
+        ctx = TriggerContext(
+            ws.trigger, window_end=ws.window.end, watermark=self._watermark, now=self.clock.now(), timers=ws.timers
+        )
+        self.spec.trigger.on_element(ctx)
+        ws.has_new = True
+        ws.on_time_data = ws.on_time_data or self._watermark < ws.window.end
+        ws.note_timestamp(ts)
+        self.dirty[ws.wid] = None
+
+    def _late(self, tup: Tuple, ts: int) -> None:
+        self.late_tuples += 1
+        if self.spec.late_tuple_stream is not None and self.collector is not None:
+            self.collector.emit([tup], self.spec.late_tuple_stream)
+        else:
+            log.info("%s: tuple %r at %d is beyond the allowed lateness (watermark %d); dropped",
+                     self.component, tup, ts, self._watermark)
+
+    def end_batch(self) -> None:
+        """Close the micro-batch: consult the trigger of every window the batch touched, in first-touch order."""
+        dirty, self.dirty = list(self.dirty), {}
+        for wid in dirty:
+            ws = self.table.windows.get(wid)
+            if ws is not None:
+                self._consult(ws)
+
+    def _consult(self, ws: WindowState) -> None:
+        expiring = self.table.expired(ws.window, self._watermark) or self._watermark >= END_OF_TIME
+        self.emitter.consult(ws, watermark=self._watermark, now=self.clock.now(), expiring=expiring)
+        if expiring:
+            self.table.delete(ws)
+
+    # Time ---------------------------------------------------------------------------------------
+    def advance_to(self, now_ms: int) -> None:
+        """Move processing time to ``now_ms``: watermark ticks and trigger timers fire at their instants, in order."""
+        self.end_batch()
+        while True:
+            tick = self.timers.next_due()
+            due = self._next_trigger_timer()
+            if due is not None and due <= now_ms and (tick is None or due < tick):
+                self.clock.advance_to(due)
+                self._fire_timers(due)
+            elif tick is not None and tick <= now_ms:
+                self.timers.advance_to(tick)
+            else:
+                break
+        self.timers.advance_to(now_ms)
+
+    def _next_trigger_timer(self) -> int | None:
+        return min((min(ws.timers) for ws in self.table.windows.values() if ws.timers), default=None)
+
+    def _fire_timers(self, due: int) -> None:
+        for ws in [w for w in self.table.windows.values() if w.timers and min(w.timers) <= due]:
+            ws.timers[:] = [t for t in ws.timers if t > due]
+            self._consult(ws)
+
+    def _on_watermark_timer(self, now: int) -> None:
+        self.marks.compute()
+        self._move_watermark(self.marks.current())
+
+    def advance_watermark(self, ts: int, stream: tuple[str, str] | None = None) -> None:
+        """Take a watermark from upstream for ``stream`` (a ``(component, stream)`` pair), or for every input."""
+        self.end_batch()
+        self.marks.set_upstream(ts, stream)
+        self._move_watermark(self.marks.current())
+
+    def _move_watermark(self, new: int) -> None:
+        """Windows whose end the watermark passes are consulted, those past their lateness collected."""
+        old = self._watermark
+        if new <= old:
+            return
+        self._watermark = new
+        lateness = self.spec.allowed_lateness_ms
+        due = [
+            ws for ws in self.table.windows.values()
+            if old < ws.window.end <= new or (ws.window.end + lateness <= new) or new >= END_OF_TIME
+        ]
+        due.sort(key=lambda ws: (ws.window.end, ws.seq))
+        for ws in due:
+            self._consult(ws)
+        self.table.prune(new)
+
+    @property
+    def watermark(self) -> int | None:
+        """The watermark forwarded downstream: the minimum over the inputs."""
+        return self._watermark
+
+    # Output -------------------------------------------------------------------------------------
+    def _emit_pane(self, values: list[Any]) -> None:
+        if self.collector is None:
+            msg = f"{self.component}: the task emitted before prepare(); call prepare(conf, sink) first"
+            raise RuntimeError(msg)
+        self.collector.emit(values, DEFAULT_STREAM)
+
+    # Snapshot -----------------------------------------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        """The whole task state as plain, msgpack-able data (deterministic for the same history)."""
+        return {
+            "version": SNAPSHOT_VERSION,
+            "now": self.clock.now(),
+            "timers": self.timers.state(),
+            "watermark": self._watermark,
+            "marks": self.marks.state(),
+            "late_tuples": self.late_tuples,
+            "closed_window_drops": self.closed_window_drops,
+            "seq": self.table.seq,
+            "windows": [ws.to_data() for ws in self.table.windows.values()],
+            "buckets": self.table.saved_buckets(),
+            "dirty": [[list(k), s, e] for k, s, e in self.dirty],
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Resume from :meth:`snapshot` (after :meth:`prepare`, which registers the timer this restores)."""
+        if state.get("version") != SNAPSHOT_VERSION:
+            msg = f"AggregateTask.restore: snapshot version {state.get('version')!r}, expected {SNAPSHOT_VERSION}"
+            raise ValueError(msg)
+        self.clock.reset_to(state["now"])
+        self.timers.restore(list(state["timers"]))
+        self._watermark = state["watermark"]
+        self.marks.restore(state["marks"])
+        self.late_tuples = state["late_tuples"]
+        self.closed_window_drops = state["closed_window_drops"]
+        self.table = WindowTable(self.spec)
+        self.table.restore([WindowState.from_data(w) for w in state["windows"]], state["buckets"], state["seq"])
+        self.dirty = {(tuple(k), s, e): None for k, s, e in state["dirty"]}
+
+    # Timestamps ---------------------------------------------------------------------------------
+    def _timestamp_reader(self) -> Callable[[Tuple], int]:
+        field, extractor = self.spec.timestamp_field, self.spec.timestamp_extractor
+        if field is not None:
+
+            def read_field(tup: Tuple) -> int:
+                if field not in tup.fields:
+                    msg = (
+                        f"with_timestamp_field: tuple from {tup.source_component}:{tup.stream} has no field "
+                        f"{field!r}; its fields are: {', '.join(tup.fields)} (tuple: {tup!r})"
+                    )
+                    raise TupleError(msg)
+                return _millis("with_timestamp_field", tup[field], tup)
+
+            return read_field
+        if extractor is not None:
+            return lambda tup: _millis("with_timestamp_extractor", extractor(tup), tup)
+        return lambda tup: self.clock.now()
+
+
+def _millis(method: str, value: Any, tup: Tuple) -> int:
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        return int(value)
+    msg = f"{method}: the timestamp must be an int of milliseconds; got {value!r} ({type(value).__name__}) in {tup!r}"
+    raise TupleError(msg)

@@ -1,0 +1,203 @@
+"""Which windows a tuple goes to, per key: plain assigners, merging sessions, KIP-450 windows, inherited windows.
+
+:class:`WindowTable` owns the windows of one task (per key and window) and,
+for :class:`TimeDifferenceWindows`, the per-timestamp partial aggregates new
+windows are built from. It never emits; the task consults triggers afterwards.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right, insort
+from collections.abc import Callable
+from typing import Any
+
+from bolts.aggregate_spec import AggregateSpec
+from bolts.aggregate_window_state import Key, WindowState, merge_spans
+from windowing.assigners import Sessions, TimeDifferenceWindows, Window
+from windowing.panes import PaneHistory
+from windowing.trigger_context import TriggerContext
+
+WindowId = tuple[Key, int, int]
+Adder = Callable[[Any, Any], Any]
+
+
+class WindowTable:
+    """The live windows of one task, by key; ``place`` finds (and creates or merges) a tuple's windows."""
+
+    def __init__(self, spec: AggregateSpec) -> None:
+        self.spec = spec
+        self.windows: dict[WindowId, WindowState] = {}
+        self.by_key: dict[Key, dict[Window, WindowState]] = {}
+        self.starts: dict[Key, list[int]] = {}  # time-difference windows: sorted window starts per key
+        self.times: dict[Key, list[int]] = {}  # time-difference windows: sorted distinct record times per key
+        self.buckets: dict[Key, list[list[Any]]] = {}  # ... and their [accumulator, tuple count]
+        self.seq = 0
+
+    # Windows ------------------------------------------------------------------------------------
+    def expired(self, window: Window, watermark: int) -> bool:
+        """Whether ``window`` is past its allowed lateness at ``watermark``."""
+        return window.end + self.spec.allowed_lateness_ms <= watermark
+
+    def create(self, key: Key, window: Window) -> WindowState:
+        """A new empty window (it must not exist)."""
+        ws = WindowState(key, window, self.spec.aggregator.create(), self.seq)
+        self.seq += 1
+        self._index(ws)
+        return ws
+
+    def _index(self, ws: WindowState) -> None:
+        self.windows[ws.wid] = ws
+        self.by_key.setdefault(ws.key, {})[ws.window] = ws
+        if self.spec.time_difference is not None:
+            insort(self.starts.setdefault(ws.key, []), ws.window.start)
+
+    def delete(self, ws: WindowState) -> None:
+        """Forget a window."""
+        del self.windows[ws.wid]
+        mine = self.by_key[ws.key]
+        del mine[ws.window]
+        if not mine:
+            del self.by_key[ws.key]
+        starts = self.starts.get(ws.key)
+        if starts is not None:
+            del starts[bisect_left(starts, ws.window.start)]
+            if not starts:
+                del self.starts[ws.key]
+
+    def restore(self, windows: list[WindowState], buckets: list[list[Any]], seq: int) -> None:
+        """Rebuild from saved windows and time-difference buckets ``[key, times, [[acc, n], ...]]``."""
+        for ws in windows:
+            self._index(ws)
+        for key, times, accs in buckets:
+            self.times[tuple(key)] = list(times)
+            self.buckets[tuple(key)] = [list(a) for a in accs]
+        self.seq = seq
+
+    def saved_buckets(self) -> list[list[Any]]:
+        """The time-difference buckets as plain data."""
+        return [[list(k), list(self.times[k]), self.buckets[k]] for k in self.times]
+
+    # Placing a tuple ----------------------------------------------------------------------------
+    def place(self, key: Key, ts: int, tup: Any, watermark: int, now: int) -> list[WindowState]:
+        """The live windows ``tup`` (timestamp ``ts``) goes to; empty when it is too late for all of them."""
+        spec = self.spec
+        if spec.assigner is None:
+            return self._plain(key, [_inherited(tup)], watermark)
+        if spec.time_difference is not None:
+            return self._time_difference(key, ts, tup, watermark, now)
+        if isinstance(spec.assigner, Sessions):
+            return self._session(key, ts, watermark, now)
+        return self._plain(key, spec.assigner.assign(ts), watermark)
+
+    def _plain(self, key: Key, windows: list[Window], watermark: int) -> list[WindowState]:
+        mine = self.by_key.get(key, {})
+        out = []
+        for w in windows:
+            if not self.expired(w, watermark):
+                out.append(mine.get(w) or self.create(key, w))
+                mine = self.by_key[key]
+        return out
+
+    def _session(self, key: Key, ts: int, watermark: int, now: int) -> list[WindowState]:
+        proto = Window(ts, ts + self.spec.assigner.gap_ms)  # type: ignore[union-attr]
+        if self.expired(proto, watermark):
+            return []
+        mine = self.by_key.get(key, {})
+        merged, absorbed = Sessions.merge_with(proto, list(mine))
+        if not absorbed:
+            return [self.create(key, proto)]
+        if absorbed == [merged]:
+            return [mine[merged]]  # the proto-session fits in an existing session
+        sources = [mine[w] for w in absorbed]
+        return [self._merge(key, merged, sources, watermark, now)]
+
+    def _merge(self, key: Key, window: Window, sources: list[WindowState], watermark: int, now: int) -> WindowState:
+        """Replace ``sources`` by one window over ``window``: state, trigger, panes and retractions merged."""
+        spec = self.spec
+        for ws in sources:
+            self.delete(ws)
+        merged = self.create(key, window)
+        merged.acc = spec.aggregator.merge([ws.acc for ws in sources])
+        ctx = TriggerContext(merged.trigger, window_end=window.end, watermark=watermark, now=now, timers=merged.timers)
+        proto = TriggerContext({}, window_end=window.end, watermark=watermark, now=now)
+        source_ctxs = [
+            TriggerContext(ws.trigger, window_end=ws.window.end, watermark=watermark, now=now) for ws in sources
+        ]
+        spec.trigger.on_merge(ctx, [*source_ctxs, proto])
+        merged.closed = ctx.finished
+        merged.has_new = any(ws.has_new for ws in sources)
+        merged.on_time_data = any(ws.on_time_data for ws in sources)
+        merged.pane_ts = merge_spans([ws.pane_ts for ws in sources])
+        merged.all_ts = merge_spans([ws.all_ts for ws in sources])
+        merged.history = PaneHistory.merged([ws.history for ws in sources])
+        if spec.mode.retracts:
+            for ws in sources:
+                merged.retractions.extend(ws.retractions)
+                if ws.last is not None:
+                    merged.retractions.append([ws.window.start, ws.window.end, *ws.last])
+        return merged
+
+    # KIP-450 windows ----------------------------------------------------------------------------
+    def _time_difference(self, key: Key, ts: int, tup: Any, watermark: int, now: int) -> list[WindowState]:
+        assigner: TimeDifferenceWindows = self.spec.time_difference  # type: ignore[assignment]
+        times = self.times.setdefault(key, [])
+        buckets = self.buckets.setdefault(key, [])
+        mine = self.by_key.get(key, {})
+        for w in assigner.windows_to_create(ts, times):
+            if w not in mine and not self.expired(w, watermark):
+                self._seed(key, w, watermark, now)
+                mine = self.by_key[key]
+        if ts + assigner.difference_ms + 1 + self.spec.allowed_lateness_ms > watermark:
+            i = bisect_left(times, ts)
+            if i == len(times) or times[i] != ts:
+                times.insert(i, ts)
+                buckets.insert(i, [self.spec.aggregator.create(), 0])
+            buckets[i] = [self.spec.add(buckets[i][0], tup), buckets[i][1] + 1]
+        low, high = assigner.start_range(ts)
+        starts = self.starts.get(key, [])
+        chosen = starts[bisect_left(starts, low) : bisect_right(starts, high)]
+        return [mine[assigner.window_at(s)] for s in chosen]
+
+    def _seed(self, key: Key, window: Window, watermark: int, now: int) -> None:
+        """Create a time-difference window from the partial aggregates of the records already in it."""
+        times, buckets = self.times[key], self.buckets[key]
+        lo, hi = bisect_left(times, window.start), bisect_left(times, window.end)
+        ws = self.create(key, window)
+        if lo == hi:
+            return
+        ws.acc = self.spec.aggregator.merge([b[0] for b in buckets[lo:hi]])
+        ctx = TriggerContext(ws.trigger, window_end=window.end, watermark=watermark, now=now, timers=ws.timers)
+        for _ in range(sum(b[1] for b in buckets[lo:hi])):
+            self.spec.trigger.on_element(ctx)
+        ws.has_new = True
+        ws.on_time_data = watermark < window.end
+        ws.pane_ts = [times[lo], times[hi - 1]]
+        ws.all_ts = [times[lo], times[hi - 1]]
+
+    def prune(self, watermark: int) -> None:
+        """Drop time-difference partial aggregates no live or future window can hold."""
+        if self.spec.time_difference is None:
+            return
+        horizon = watermark - self.spec.time_difference.difference_ms - 1 - self.spec.allowed_lateness_ms
+        for key in list(self.times):
+            times = self.times[key]
+            cut = bisect_right(times, horizon)
+            if cut:
+                del times[:cut], self.buckets[key][:cut]
+            if not times:
+                del self.times[key], self.buckets[key]
+
+
+def _inherited(tup: Any) -> Window:
+    """The window of a pane from an upstream windowed bolt (window propagation)."""
+    from bolts.errors import TupleError
+
+    for name in ("window_start", "window_end"):
+        if name not in tup.fields:
+            msg = (
+                f"with_windows: no window assigner is set, so the tuple's window is taken from its fields "
+                f"window_start/window_end, but {tup!r} has no field {name!r}; call with_windows(...) "
+                "(for example with_windows(GlobalWindows()))"
+            )
+            raise TupleError(msg)
+    return Window(int(tup["window_start"]), int(tup["window_end"]))

@@ -1,0 +1,270 @@
+"""Ready-made aggregators, spelled as PySpark users know them: ``count()``, ``sum("v")``, ``top_n("v", 3)``.
+
+An aggregator is any object with ``create() -> acc``, ``add(acc, tuple) -> acc``,
+``merge(accs) -> acc`` and ``extract(acc) -> value``, and optionally
+``retract(acc, tuple) -> acc`` (needed to consume retractions from upstream).
+Accumulators must be plain data (numbers, strings, lists, None) so a window's
+state can be snapshotted with msgpack. ``input_fields`` names the tuple fields
+an aggregator reads; the bolt checks them before adding a tuple. Empty windows
+(possible only in an ON_TIME pane of a DISCARDING window) extract to 0 for
+``count``/``sum``, ``None`` for ``min``/``max``/``mean`` and ``[]`` otherwise.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+
+@runtime_checkable
+class Aggregator(Protocol):
+    """What the windowed bolts need from an aggregator."""
+
+    def create(self) -> Any:
+        """A new, empty accumulator."""
+
+    def add(self, acc: Any, tup: Any) -> Any:
+        """``acc`` with the tuple added."""
+
+    def merge(self, accs: list[Any]) -> Any:
+        """One accumulator holding everything in ``accs``."""
+
+    def extract(self, acc: Any) -> Any:
+        """The output value of ``acc``."""
+
+
+def _require_field(owner: str, field: object) -> str:
+    if not isinstance(field, str) or not field:
+        msg = f"{owner}: `field` must be a non-empty str; got {field!r} instead"
+        raise TypeError(msg)
+    return field
+
+
+@dataclass(frozen=True)
+class _FieldAggregator:
+    field: str
+
+    def __post_init__(self) -> None:
+        _require_field(type(self).__name__, self.field)
+
+    @property
+    def input_fields(self) -> tuple[str, ...]:
+        return (self.field,)
+
+
+@dataclass(frozen=True)
+class Count:
+    """The number of tuples."""
+
+    input_fields = ()
+
+    def create(self) -> int:
+        """Zero."""
+        return 0
+
+    def add(self, acc: int, tup: Any) -> int:
+        """One more."""
+        return acc + 1
+
+    def retract(self, acc: int, tup: Any) -> int:
+        """One fewer."""
+        return acc - 1
+
+    def merge(self, accs: list[int]) -> int:
+        """The total."""
+        return builtins.sum(accs)
+
+    def extract(self, acc: int) -> int:
+        """The count."""
+        return acc
+
+
+@dataclass(frozen=True)
+class Sum(_FieldAggregator):
+    """The sum of ``field``."""
+
+    def create(self) -> Any:
+        """Zero."""
+        return 0
+
+    def add(self, acc: Any, tup: Any) -> Any:
+        """Add the value."""
+        return acc + tup[self.field]
+
+    def retract(self, acc: Any, tup: Any) -> Any:
+        """Subtract the value."""
+        return acc - tup[self.field]
+
+    def merge(self, accs: list[Any]) -> Any:
+        """The total."""
+        return builtins.sum(accs, 0)
+
+    def extract(self, acc: Any) -> Any:
+        """The sum."""
+        return acc
+
+
+@dataclass(frozen=True)
+class _Extreme(_FieldAggregator):
+    pick: ClassVar[Callable[[list[Any]], Any]]
+
+    def create(self) -> Any:
+        """None: no value yet."""
+        return None
+
+    def add(self, acc: Any, tup: Any) -> Any:
+        """Keep the extreme of the two."""
+        value = tup[self.field]
+        return value if acc is None else self.pick([acc, value])
+
+    def merge(self, accs: list[Any]) -> Any:
+        """The extreme of the accumulators."""
+        values = [a for a in accs if a is not None]
+        return self.pick(values) if values else None
+
+    def extract(self, acc: Any) -> Any:
+        """The value (None when empty)."""
+        return acc
+
+
+@dataclass(frozen=True)
+class Min(_Extreme):
+    """The smallest value of ``field`` (cannot retract)."""
+
+    pick = staticmethod(builtins.min)
+
+
+@dataclass(frozen=True)
+class Max(_Extreme):
+    """The largest value of ``field`` (cannot retract)."""
+
+    pick = staticmethod(builtins.max)
+
+
+@dataclass(frozen=True)
+class Mean(_FieldAggregator):
+    """The arithmetic mean of ``field``; the accumulator is ``[total, count]``."""
+
+    def create(self) -> list[Any]:
+        """No values."""
+        return [0, 0]
+
+    def add(self, acc: list[Any], tup: Any) -> list[Any]:
+        """Add the value."""
+        return [acc[0] + tup[self.field], acc[1] + 1]
+
+    def retract(self, acc: list[Any], tup: Any) -> list[Any]:
+        """Remove the value."""
+        return [acc[0] - tup[self.field], acc[1] - 1]
+
+    def merge(self, accs: list[list[Any]]) -> list[Any]:
+        """Totals and counts added."""
+        return [builtins.sum((a[0] for a in accs), 0), builtins.sum(a[1] for a in accs)]
+
+    def extract(self, acc: list[Any]) -> float | None:
+        """The mean (None when empty)."""
+        return acc[0] / acc[1] if acc[1] else None
+
+
+@dataclass(frozen=True)
+class Collect(_FieldAggregator):
+    """Every value of ``field``, in arrival order (PySpark's ``collect_list``)."""
+
+    def create(self) -> list[Any]:
+        """An empty list."""
+        return []
+
+    def add(self, acc: list[Any], tup: Any) -> list[Any]:
+        """Append the value."""
+        return [*acc, tup[self.field]]
+
+    def retract(self, acc: list[Any], tup: Any) -> list[Any]:
+        """Remove the first occurrence of the value (nothing when absent)."""
+        out = list(acc)
+        if tup[self.field] in out:
+            out.remove(tup[self.field])
+        return out
+
+    def merge(self, accs: list[list[Any]]) -> list[Any]:
+        """The lists joined in order."""
+        return [v for a in accs for v in a]
+
+    def extract(self, acc: list[Any]) -> list[Any]:
+        """The values."""
+        return list(acc)
+
+
+@dataclass(frozen=True)
+class TopN(_FieldAggregator):
+    """The ``n`` largest values of ``field``, largest first (cannot retract)."""
+
+    n: int = 1
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 1:
+            msg = f"top_n: `n` must be an int of at least 1; got {self.n!r} instead"
+            raise ValueError(msg)
+
+    def create(self) -> list[Any]:
+        """An empty list."""
+        return []
+
+    def add(self, acc: list[Any], tup: Any) -> list[Any]:
+        """Insert the value, keep the top ``n``."""
+        return sorted([*acc, tup[self.field]], reverse=True)[: self.n]
+
+    def merge(self, accs: list[list[Any]]) -> list[Any]:
+        """The top ``n`` of all."""
+        return sorted((v for a in accs for v in a), reverse=True)[: self.n]
+
+    def extract(self, acc: list[Any]) -> list[Any]:
+        """The values, largest first."""
+        return list(acc)
+
+
+def count() -> Count:
+    """Count tuples."""
+    return Count()
+
+
+def sum(field: str) -> Sum:
+    """Sum ``field``."""
+    return Sum(field)
+
+
+def min(field: str) -> Min:
+    """Smallest ``field``."""
+    return Min(field)
+
+
+def max(field: str) -> Max:
+    """Largest ``field``."""
+    return Max(field)
+
+
+def mean(field: str) -> Mean:
+    """Mean of ``field``."""
+    return Mean(field)
+
+
+def collect(field: str) -> Collect:
+    """All values of ``field``."""
+    return Collect(field)
+
+
+def top_n(field: str, n: int) -> TopN:
+    """The ``n`` largest values of ``field``."""
+    return TopN(field, n)
+
+
+def input_fields(aggregator: object) -> tuple[str, ...]:
+    """The fields ``aggregator`` reads (empty when it does not say)."""
+    return tuple(getattr(aggregator, "input_fields", ()))
+
+
+def can_retract(aggregator: object) -> bool:
+    """Whether ``aggregator`` can take retractions."""
+    return callable(getattr(aggregator, "retract", None))

@@ -1,0 +1,93 @@
+"""Panes: each emission of a window's result, and where it stands against the watermark.
+
+:func:`describe_pane` follows Beam's Java runner (``PaneInfoTracker``): a pane
+is LATE once a non-early pane was emitted or when the window had no data before
+the watermark passed its end; EARLY while the watermark is before the window's
+end; otherwise it is the window's one ON_TIME pane. ``index`` counts every pane
+of the window from 0; ``nonspeculative_index`` counts the ON_TIME and LATE
+panes from 0 and is -1 for EARLY panes.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+
+class Timing(StrEnum):
+    """When a pane fired relative to the watermark (compares equal to its name: ``Timing.EARLY == "EARLY"``)."""
+
+    EARLY = "EARLY"
+    ON_TIME = "ON_TIME"
+    LATE = "LATE"
+
+
+class PaneInfo(NamedTuple):
+    """One pane: ``timing``, ``index``, ``nonspeculative_index`` (-1 when early) and ``is_last``.
+
+    A named tuple, so it travels as a plain list (msgpack, Arrow) and reads by name.
+    """
+
+    timing: str
+    index: int
+    nonspeculative_index: int
+    is_last: bool
+
+    @property
+    def is_first(self) -> bool:
+        """Whether this is the window's first pane."""
+        return self.index == 0
+
+    @classmethod
+    def from_data(cls, data: Any) -> PaneInfo:
+        """Rebuild a pane from its list form."""
+        timing, index, nonspeculative_index, is_last = data
+        return cls(str(timing), int(index), int(nonspeculative_index), bool(is_last))
+
+
+class PaneHistory(NamedTuple):
+    """What a window remembers of its panes to describe the next one."""
+
+    next_index: int = 0
+    last_nonspeculative: int = -1
+    last_timing: str | None = None
+
+    @staticmethod
+    def merged(histories: list[PaneHistory]) -> PaneHistory:
+        """The history of a window made by merging windows: the furthest of each."""
+        order = {None: 0, Timing.EARLY: 1, Timing.ON_TIME: 2, Timing.LATE: 3}
+        return PaneHistory(
+            max((h.next_index for h in histories), default=0),
+            max((h.last_nonspeculative for h in histories), default=-1),
+            max((h.last_timing for h in histories), key=lambda t: order[t], default=None),
+        )
+
+
+def describe_pane(
+    history: PaneHistory, *, watermark: int, window_end: int, had_on_time_data: bool, is_last: bool
+) -> tuple[PaneInfo, PaneHistory]:
+    """The next pane of a window and the history after it.
+
+    ``had_on_time_data``: whether the window got a tuple while the watermark was
+    still before its end (Beam's end-of-window hold); without one the output
+    watermark is already past the window and the pane can only be LATE.
+    """
+    only_early_so_far = history.last_timing in (None, Timing.EARLY)
+    nonspeculative = history.last_nonspeculative + 1
+    if not only_early_so_far or (watermark >= window_end and not had_on_time_data):
+        timing = Timing.LATE
+    elif watermark < window_end:
+        timing, nonspeculative = Timing.EARLY, -1
+    else:
+        timing = Timing.ON_TIME
+    pane = PaneInfo(str(timing), history.next_index, nonspeculative, is_last)
+    last_nonspec = history.last_nonspeculative if nonspeculative == -1 else nonspeculative
+    return pane, PaneHistory(history.next_index + 1, last_nonspec, str(timing))
+
+
+def would_be_on_time(history: PaneHistory, *, watermark: int, window_end: int, had_on_time_data: bool) -> bool:
+    """Whether the next pane would be the ON_TIME pane (emitted even with no new data, as Beam does)."""
+    pane, _ = describe_pane(
+        history, watermark=watermark, window_end=window_end, had_on_time_data=had_on_time_data, is_last=False
+    )
+    return pane.timing == Timing.ON_TIME

@@ -1,0 +1,58 @@
+"""The trigger protocol every trigger implements, and :func:`evaluate`, which the runtime calls."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING
+
+from windowing.trigger_context import TriggerContext, TriggerResult
+
+if TYPE_CHECKING:
+    from windowing.trigger_composites import OrFinally
+
+
+class Trigger(ABC):
+    """Base of all triggers: immutable configuration, state only through the context."""
+
+    def on_element(self, ctx: TriggerContext) -> None:  # noqa: B027 - most triggers ignore elements
+        """A tuple was added to the window."""
+
+    @abstractmethod
+    def should_fire(self, ctx: TriggerContext) -> bool:
+        """Whether the window should emit a pane now."""
+
+    @abstractmethod
+    def on_fire(self, ctx: TriggerContext) -> None:
+        """The window fired because :meth:`should_fire` said so; update state, maybe set finished."""
+
+    def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
+        """Build this trigger's state in a merged window from the merged windows' states.
+
+        The default (for triggers with no state beyond ``finished``): finished only
+        when finished in every source, so new data re-opens a merged session.
+        """
+        ctx.set_finished(all(s.finished for s in sources))
+
+    def or_finally(self, until: Trigger) -> OrFinally:
+        """``OrFinally(self, until)``: fire as this trigger does, and finish for good when ``until`` fires."""
+        from windowing.trigger_composites import OrFinally
+
+        return OrFinally(self, until)
+
+
+def require_trigger(owner: str, name: str, value: object) -> Trigger:
+    """Return ``value`` when it is a trigger; ``TypeError`` naming the owner and the value otherwise."""
+    if not isinstance(value, Trigger):
+        hint = " (did you pass the class instead of an instance, e.g. AfterCount instead of AfterCount(1)?)"
+        extra = hint if isinstance(value, type) else ""
+        msg = f"{owner}: `{name}` must be a Trigger; got {value!r} ({type(value).__name__}) instead{extra}"
+        raise TypeError(msg)
+    return value
+
+
+def evaluate(trigger: Trigger, ctx: TriggerContext) -> TriggerResult:
+    """Consult ``trigger`` for one window: CONTINUE, FIRE, or FIRE_AND_FINISH (the window then closes)."""
+    if ctx.finished or not trigger.should_fire(ctx):
+        return TriggerResult.CONTINUE
+    trigger.on_fire(ctx)
+    return TriggerResult.FIRE_AND_FINISH if ctx.finished else TriggerResult.FIRE

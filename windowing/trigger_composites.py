@@ -1,0 +1,189 @@
+"""Triggers made of triggers: each child's state lives under its index (``"0/"``, ``"1/"``...)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from windowing.trigger_base import Trigger, require_trigger
+from windowing.trigger_context import TriggerContext
+
+
+def _children(owner: str, triggers: Iterable[object]) -> tuple[Trigger, ...]:
+    children = tuple(require_trigger(owner, f"triggers[{i}]", t) for i, t in enumerate(triggers))
+    if not children:
+        msg = f"{owner}: needs at least one trigger; got none"
+        raise ValueError(msg)
+    return children
+
+
+def _merge_children(children: tuple[Trigger, ...], ctx: TriggerContext, sources: list[TriggerContext]) -> None:
+    for i, child in enumerate(children):
+        child.on_merge(ctx.child(i), [s.child(i) for s in sources])
+
+
+@dataclass(frozen=True)
+class Repeatedly(Trigger):
+    """Fires whenever ``trigger`` fires, restarting it each time it finishes; never finishes itself."""
+
+    trigger: Trigger
+
+    def __post_init__(self) -> None:
+        require_trigger("Repeatedly", "trigger", self.trigger)
+
+    def on_element(self, ctx: TriggerContext) -> None:
+        """Pass the tuple on."""
+        self.trigger.on_element(ctx.child(0))
+
+    def should_fire(self, ctx: TriggerContext) -> bool:
+        """As the child says."""
+        return self.trigger.should_fire(ctx.child(0))
+
+    def on_fire(self, ctx: TriggerContext) -> None:
+        """Fire the child; restart it when it finished."""
+        child = ctx.child(0)
+        self.trigger.on_fire(child)
+        if child.finished:
+            child.clear()
+
+    def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
+        """Merge the child's state; never finished."""
+        ctx.set_finished(False)
+        self.trigger.on_merge(ctx.child(0), [s.child(0) for s in sources])
+
+
+@dataclass(frozen=True, init=False)
+class AfterEach(Trigger):
+    """Runs its triggers one after the other: fires as the current one does, moves on when it finishes.
+
+    Finishes when the last one finishes. Only the current trigger sees tuples.
+    """
+
+    triggers: tuple[Trigger, ...]
+
+    def __init__(self, *triggers: Trigger) -> None:
+        object.__setattr__(self, "triggers", _children("AfterEach", triggers))
+
+    def _current(self, ctx: TriggerContext) -> int:
+        return int(ctx.get("current", 0))
+
+    def on_element(self, ctx: TriggerContext) -> None:
+        """Pass the tuple to the current trigger."""
+        i = self._current(ctx)
+        self.triggers[i].on_element(ctx.child(i))
+
+    def should_fire(self, ctx: TriggerContext) -> bool:
+        """As the current trigger says."""
+        i = self._current(ctx)
+        return self.triggers[i].should_fire(ctx.child(i))
+
+    def on_fire(self, ctx: TriggerContext) -> None:
+        """Fire the current trigger; move to the next when it finished."""
+        i = self._current(ctx)
+        child = ctx.child(i)
+        self.triggers[i].on_fire(child)
+        if child.finished:
+            if i + 1 == len(self.triggers):
+                ctx.set_finished()
+            else:
+                ctx.set("current", i + 1)
+
+    def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
+        """Merge every child; the current one is the first unfinished."""
+        _merge_children(self.triggers, ctx, sources)
+        unfinished = [i for i in range(len(self.triggers)) if not ctx.child(i).finished]
+        ctx.set("current", unfinished[0] if unfinished else len(self.triggers) - 1)
+        ctx.set_finished(not unfinished)
+
+
+@dataclass(frozen=True, init=False)
+class _Parallel(Trigger):
+    """Triggers that run side by side; ``combine_op`` decides firing and finishing."""
+
+    triggers: tuple[Trigger, ...]
+    combine_op: ClassVar[Callable[[Iterable[bool]], bool]]
+    finished_child_fires: ClassVar[bool]
+
+    def __init__(self, *triggers: Trigger) -> None:
+        object.__setattr__(self, "triggers", _children(type(self).__name__, triggers))
+
+    def on_element(self, ctx: TriggerContext) -> None:
+        """Pass the tuple to every unfinished child."""
+        for i, t in enumerate(self.triggers):
+            if not ctx.child(i).finished:
+                t.on_element(ctx.child(i))
+
+    def should_fire(self, ctx: TriggerContext) -> bool:
+        """Combine the children's answers (a finished child answers ``finished_child_fires``)."""
+        answers = []
+        for i, t in enumerate(self.triggers):
+            child = ctx.child(i)
+            answers.append(self.finished_child_fires if child.finished else t.should_fire(child))
+        return type(self).combine_op(answers)
+
+    def on_fire(self, ctx: TriggerContext) -> None:
+        """Fire the children that are ready; finish as ``combine_op`` says of the children's finishing."""
+        for i, t in enumerate(self.triggers):
+            child = ctx.child(i)
+            if not child.finished and t.should_fire(child):
+                t.on_fire(child)
+        if type(self).combine_op(ctx.child(i).finished for i in range(len(self.triggers))):
+            ctx.set_finished()
+
+    def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
+        """Merge every child, then finish as ``combine_op`` says."""
+        _merge_children(self.triggers, ctx, sources)
+        ctx.set_finished(type(self).combine_op(ctx.child(i).finished for i in range(len(self.triggers))))
+
+
+@dataclass(frozen=True, init=False)
+class AfterAny(_Parallel):
+    """Fires when any of its triggers fires; finishes when any of them finishes."""
+
+    combine_op = any
+    finished_child_fires = False
+
+
+@dataclass(frozen=True, init=False)
+class AfterAll(_Parallel):
+    """Fires once all of its triggers are ready (finished ones count as ready); finishes when all have finished."""
+
+    combine_op = all
+    finished_child_fires = True
+
+
+@dataclass(frozen=True)
+class OrFinally(Trigger):
+    """Fires as ``trigger`` does; when ``until`` fires, fires a last pane and finishes (``t.or_finally(until)``)."""
+
+    trigger: Trigger
+    until: Trigger
+
+    def __post_init__(self) -> None:
+        require_trigger("OrFinally", "trigger", self.trigger)
+        require_trigger("OrFinally", "until", self.until)
+
+    def on_element(self, ctx: TriggerContext) -> None:
+        """Both children see the tuple."""
+        self.trigger.on_element(ctx.child(0))
+        self.until.on_element(ctx.child(1))
+
+    def should_fire(self, ctx: TriggerContext) -> bool:
+        """When either child would fire."""
+        return self.trigger.should_fire(ctx.child(0)) or self.until.should_fire(ctx.child(1))
+
+    def on_fire(self, ctx: TriggerContext) -> None:
+        """Finish when ``until`` fired or ``trigger`` finished."""
+        if self.until.should_fire(ctx.child(1)):
+            self.until.on_fire(ctx.child(1))
+            ctx.set_finished()
+            return
+        self.trigger.on_fire(ctx.child(0))
+        if ctx.child(0).finished:
+            ctx.set_finished()
+
+    def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
+        """Merge both children."""
+        super().on_merge(ctx, sources)
+        _merge_children((self.trigger, self.until), ctx, sources)

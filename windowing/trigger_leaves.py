@@ -1,0 +1,181 @@
+"""The basic triggers: watermark, count, processing time, never, and the default."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from windowing.duration import Duration
+from windowing.trigger_base import Trigger, require_trigger
+from windowing.trigger_composites import Repeatedly
+from windowing.trigger_context import TriggerContext
+
+ON_TIME_FIRED = "on_time"
+
+
+@dataclass(frozen=True)
+class Never(Trigger):
+    """Never fires; the window still emits its final pane when its state is garbage-collected."""
+
+    def should_fire(self, ctx: TriggerContext) -> bool:
+        """Never."""
+        return False
+
+    def on_fire(self, ctx: TriggerContext) -> None:
+        """Not reached."""
+
+
+@dataclass(frozen=True)
+class DefaultTrigger(Trigger):
+    """Fires when the watermark passes the end of the window, then again for each late batch.
+
+    It never finishes, so late tuples keep firing panes until the window is
+    garbage-collected (end plus allowed lateness). A consultation with no new data
+    after the on-time pane emits nothing.
+    """
+
+    def should_fire(self, ctx: TriggerContext) -> bool:
+        """Whether the watermark is at or past the window's end."""
+        return ctx.end_of_window_passed
+
+    def on_fire(self, ctx: TriggerContext) -> None:
+        """Keeps firing."""
+
+
+@dataclass(frozen=True)
+class AfterCount(Trigger):
+    """Fires once the window has ``n`` tuples since the trigger started (Beam's ``AfterCount``), then finishes."""
+
+    n: int
+
+    def __post_init__(self) -> None:
+        if isinstance(self.n, bool) or not isinstance(self.n, int):
+            msg = f"AfterCount: `n` must be an int; got {self.n!r} ({type(self.n).__name__}) instead"
+            raise TypeError(msg)
+        if self.n < 1:
+            msg = f"AfterCount: `n` must be at least 1; got {self.n} instead"
+            raise ValueError(msg)
+
+    def on_element(self, ctx: TriggerContext) -> None:
+        """Count the tuple."""
+        ctx.set("count", ctx.get("count", 0) + 1)
+
+    def should_fire(self, ctx: TriggerContext) -> bool:
+        """Whether ``n`` tuples have arrived."""
+        return bool(ctx.get("count", 0) >= self.n)
+
+    def on_fire(self, ctx: TriggerContext) -> None:
+        """Finish."""
+        ctx.set_finished()
+
+    def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
+        """The merged window has the tuples of all sources."""
+        super().on_merge(ctx, sources)
+        ctx.set("count", sum(s.get("count", 0) for s in sources))
+
+
+@dataclass(frozen=True)
+class AfterProcessingTime(Trigger):
+    """Fires ``delay`` of processing time after the first tuple since the trigger started, then finishes.
+
+    Processing time is the injected clock (moved by ``advance``/``advance_to``).
+    """
+
+    delay: Duration
+    delay_ms: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.delay, Duration):
+            msg = f"AfterProcessingTime: `delay` must be a Duration; got {self.delay!r} instead"
+            raise TypeError(msg)
+        if self.delay.value < 0:
+            msg = f"AfterProcessingTime: `delay` must not be negative; got {self.delay!r} instead"
+            raise ValueError(msg)
+        object.__setattr__(self, "delay_ms", self.delay.value)
+
+    def on_element(self, ctx: TriggerContext) -> None:
+        """Start the delay at the first tuple."""
+        if ctx.get("deadline") is None:
+            ctx.set("deadline", ctx.now + self.delay_ms)
+            ctx.set_timer(ctx.now + self.delay_ms)
+
+    def should_fire(self, ctx: TriggerContext) -> bool:
+        """Whether the delay has passed."""
+        deadline = ctx.get("deadline")
+        return deadline is not None and ctx.now >= deadline
+
+    def on_fire(self, ctx: TriggerContext) -> None:
+        """Finish."""
+        ctx.set_finished()
+
+    def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
+        """The earliest pending deadline of the sources."""
+        super().on_merge(ctx, sources)
+        deadlines = [s.get("deadline") for s in sources if s.get("deadline") is not None]
+        if deadlines:
+            ctx.set("deadline", min(deadlines))
+            ctx.set_timer(min(deadlines))
+
+
+@dataclass(frozen=True, init=False)
+class AfterWatermark(Trigger):
+    """Fires when the watermark passes the end of the window (the ON_TIME pane).
+
+    ``early`` fires repeatedly before that (its state restarts after each early
+    pane), ``late`` repeatedly after it, for tuples within the allowed lateness.
+    Without ``late`` the trigger finishes with the on-time pane and the window
+    closes. Children's state: ``early`` under ``0/``, ``late`` under ``1/``.
+    """
+
+    early: Trigger | None = None
+    late: Trigger | None = None
+    _early: Trigger | None = field(default=None, repr=False, compare=False)
+    _late: Trigger | None = field(default=None, repr=False, compare=False)
+
+    def __init__(self, early: Trigger | None = None, late: Trigger | None = None) -> None:
+        for name, value in (("early", early), ("late", late)):
+            if value is not None:
+                require_trigger("AfterWatermark", name, value)
+        object.__setattr__(self, "early", early)
+        object.__setattr__(self, "late", late)
+        object.__setattr__(self, "_early", Repeatedly(early) if early is not None else None)
+        object.__setattr__(self, "_late", Repeatedly(late) if late is not None else None)
+
+    def on_element(self, ctx: TriggerContext) -> None:
+        """Pass the tuple to the phase's child."""
+        if not ctx.get(ON_TIME_FIRED, False):
+            if self._early is not None:
+                self._early.on_element(ctx.child(0))
+        elif self._late is not None:
+            self._late.on_element(ctx.child(1))
+
+    def should_fire(self, ctx: TriggerContext) -> bool:
+        """On time when the watermark passed the end; otherwise as the phase's child says."""
+        if not ctx.get(ON_TIME_FIRED, False):
+            if ctx.end_of_window_passed:
+                return True
+            return self._early is not None and self._early.should_fire(ctx.child(0))
+        return self._late is not None and self._late.should_fire(ctx.child(1))
+
+    def on_fire(self, ctx: TriggerContext) -> None:
+        """Move from early to late at the on-time pane; finish there when there is no late trigger."""
+        if not ctx.get(ON_TIME_FIRED, False):
+            if ctx.end_of_window_passed:
+                ctx.child(0).clear()
+                ctx.set(ON_TIME_FIRED, True)
+                if self._late is None:
+                    ctx.set_finished()
+            elif self._early is not None:
+                self._early.on_fire(ctx.child(0))
+        elif self._late is not None:
+            self._late.on_fire(ctx.child(1))
+
+    def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
+        """Late phase only when every source was and the watermark is past the merged window's end."""
+        super().on_merge(ctx, sources)
+        on_time = all(s.get(ON_TIME_FIRED, False) for s in sources) and ctx.end_of_window_passed
+        ctx.set(ON_TIME_FIRED, on_time)
+        if not on_time:
+            ctx.set_finished(False)
+        for index, child in ((0, self._early), (1, self._late)):
+            if child is not None:
+                child.on_merge(ctx.child(index), [s.child(index) for s in sources])
