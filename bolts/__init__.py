@@ -1,5 +1,6 @@
 """Bolts: the plain bolt, Storm's windowed bolts, and the executor that runs a windowed bolt task."""
 
+from bolts.aggregate_task import AggregateTask
 from bolts.base_bolt import BaseBolt
 from bolts.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
 from bolts.base_windowed_bolt import BaseWindowedBolt
@@ -10,11 +11,14 @@ from bolts.stateful_windowed_bolt_executor import StatefulWindowedBoltExecutor, 
 from bolts.task import BoltTask, PlainBoltTask, make_task
 from bolts.tuples import DEFAULT_STREAM, Fields, Tuple
 from bolts.window_config import LATE_TUPLE_FIELD, WindowConfig
+from bolts.windowed_aggregate_bolt import WindowedAggregateBolt
 from bolts.windowed_bolt_executor import WindowedBoltExecutor
+from bolts.windowed_join_bolt import WindowedJoinBolt
 
 __all__ = [
     "DEFAULT_STREAM",
     "LATE_TUPLE_FIELD",
+    "AggregateTask",
     "BaseBolt",
     "BaseStatefulWindowedBolt",
     "BaseWindowedBolt",
@@ -29,6 +33,8 @@ __all__ = [
     "TupleError",
     "WindowConfig",
     "WindowStore",
+    "WindowedAggregateBolt",
     "WindowedBoltExecutor",
+    "WindowedJoinBolt",
     "make_task",
 ]

@@ -41,8 +41,8 @@ class BoltTask(ABC):
         """Move processing time forward to ``now_ms``."""
 
     @abstractmethod
-    def advance_watermark(self, ts: int) -> None:
-        """Take a watermark from upstream."""
+    def advance_watermark(self, ts: int, stream: tuple[str, str] | None = None) -> None:
+        """Take a watermark from upstream: for one input ``(component, stream)``, or for every input."""
 
     @property
     @abstractmethod
@@ -97,8 +97,8 @@ class PlainBoltTask(BoltTask):
         """Record the time; a plain bolt has no timers."""
         self.now = max(self.now, now_ms)
 
-    def advance_watermark(self, ts: int) -> None:
-        """Remember the upstream watermark to forward it."""
+    def advance_watermark(self, ts: int, stream: tuple[str, str] | None = None) -> None:
+        """Remember the upstream watermark to forward it (a plain bolt keeps one for all its inputs)."""
         if self._watermark is None or ts > self._watermark:
             self._watermark = ts
 

@@ -161,8 +161,18 @@ class WindowedBoltExecutor(BoltTask):
         """Move processing time to ``now_ms``, firing the timers due on the way, each at its instant."""
         self.timers.advance_to(now_ms)
 
-    def advance_watermark(self, ts: int) -> None:
-        """Take a watermark from upstream: windows it completes fire and older tuples become late."""
+    def advance_watermark(self, ts: int, stream: tuple[str, str] | None = None) -> None:
+        """Take a watermark from upstream: windows it completes fire and older tuples become late.
+
+        Storm-style windows keep one watermark for all inputs, so ``stream`` must be
+        None (``WindowedAggregateBolt`` takes per-input watermarks).
+        """
+        if stream is not None:
+            msg = (
+                f"advance_watermark: bolt {self.component!r} keeps one watermark for all its inputs; "
+                f"got one for {stream!r} (WindowedAggregateBolt takes per-input watermarks)"
+            )
+            raise ValueError(msg)
         if self.watermarks is None:
             msg = f"advance_watermark: bolt {self.component!r} uses processing time; watermarks need event time"
             raise ValueError(msg)

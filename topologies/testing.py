@@ -194,7 +194,12 @@ class BoltHarness:
         return Tuple(row, fields, stream, self.source_component)
 
     def feed(self, values: Mapping[str, Any] | Sequence[Any], stream: str = DEFAULT_STREAM) -> Tuple:
-        """Deliver one tuple at the current processing time; returns it."""
+        """Deliver one tuple at the current processing time; returns it.
+
+        The tuple joins the micro-batch in progress, which ends at the next
+        ``feed_batch``, ``advance``, ``advance_watermark`` or ``close`` (this matters
+        to bolts whose triggers are consulted once per batch).
+        """
         tup = self.make_tuple(values, stream)
         self._deliver(tup)
         return tup
@@ -232,9 +237,16 @@ class BoltHarness:
         self.task.advance_to(time_ms)
         self._now = time_ms
 
-    def advance_watermark(self, ts: int) -> None:
-        """Deliver a watermark from upstream at event time ``ts``."""
-        self.task.advance_watermark(ts)
+    def advance_watermark(self, ts: int, stream: str | None = None) -> None:
+        """Deliver a watermark from upstream at event time ``ts``: for input ``stream``, or for every input."""
+        if stream is None:
+            self.task.advance_watermark(ts)
+            return
+        if stream not in self._fields:
+            inputs = ", ".join(self.streams)
+            msg = f"BoltHarness.advance_watermark: stream {stream!r} is not an input; inputs are: {inputs}"
+            raise ValueError(msg)
+        self.task.advance_watermark(ts, (self.source_component, stream))
 
     @property
     def watermark(self) -> int | None:
