@@ -1,17 +1,28 @@
-"""Events per second: squall's sliding-window sum (driver mode) against Spark's groupBy(window(...)).
+"""Events per second: squall's sliding-window sum (driver and distributed mode) against Spark's groupBy(window(...)).
 
 The workload is the Storm docs' sliding-window sum in event time, per key: a
 window of 20 s sliding by 10 s on the ``ts`` field, fields grouping on ``key``.
-Both sides read the same generated Parquet files in the same run and session;
-the ratio is squall's rate over Spark's. Run: ``python benchmarks/spark_sliding_sum.py [--events N]``.
+All three read the same generated Parquet files in the same run and session;
+the ratio is each rate over Spark's. Distributed mode keeps the windows in
+Redis: ``--redis-url`` (a server of yours; the benchmark uses fresh namespaces)
+or, by default, a redis-server the script starts on a free port and stops.
+Run: ``python benchmarks/spark_sliding_sum.py [--events N] [--redis-url URL]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import shutil
+import socket
+import subprocess
+import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from bolts import BaseWindowedBolt, Fields
@@ -41,16 +52,17 @@ def generate(spark, directory: Path, events: int, files: int, keys: int) -> None
         spark.createDataFrame(rows, SCHEMA).coalesce(1).write.mode("overwrite").parquet(str(directory / f"p{f:04d}"))
 
 
-def run_squall(spark, data: Path, parallelism: int) -> float:
+def run_squall(spark, data: Path, parallelism: int, mode: str = "driver", state: str = "memory://") -> float:
     bolt = (KeyedSlidingSum().with_window(Duration.seconds(20), Duration.seconds(10)).with_timestamp_field("ts")
             .with_lag(Duration.seconds(1)).with_watermark_interval(Duration.milliseconds(100)))
     builder = TopologyBuilder()
     builder.set_spout("events", FileSpout(str(data / "*"), "parquet", ("key", "ts", "value"), schema=SCHEMA,
                                           max_files_per_trigger=1))
     builder.set_bolt("sum", bolt, parallelism).fields_grouping("events", Fields("key"))
-    runner = SparkRunner(spark, checkpoint_location=tempfile.mkdtemp(prefix="bench-ck-"), clock=_step_clock())
+    runner = SparkRunner(spark, mode, state, checkpoint_location=tempfile.mkdtemp(prefix="bench-ck-"),
+                         clock=_step_clock())
     start = time.perf_counter()
-    handle = runner.submit("bench", builder.create_topology(), available_now=True)
+    handle = runner.submit(f"bench-{uuid.uuid4().hex[:8]}", builder.create_topology(), available_now=True)
     handle.await_termination()
     elapsed = time.perf_counter() - start
     assert handle.outputs(), "squall produced no windows"
@@ -65,6 +77,36 @@ def _step_clock():
         return state["t"]
 
     return clock
+
+
+@contextmanager
+def redis_url(given: str | None) -> Iterator[str]:
+    """``given``, or the URL of a redis-server started on a free port for the run (stopped at the end)."""
+    if given:
+        yield given
+        return
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise SystemExit("distributed mode needs Redis: install redis-server or pass --redis-url")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 def run_spark(spark, data: Path) -> float:
@@ -89,9 +131,13 @@ def main() -> None:
     p.add_argument("--files", type=int, default=10)
     p.add_argument("--keys", type=int, default=100)
     p.add_argument("--parallelism", type=int, default=2)
+    p.add_argument("--redis-url", default=None, help="Redis for distributed mode (default: start one)")
     args = p.parse_args()
     from pyspark.sql import SparkSession
 
+    repo = str(Path(__file__).resolve().parent.parent)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ["PYTHONPATH"] = os.pathsep.join(x for x in (repo, os.environ.get("PYTHONPATH")) if x)
     spark = (SparkSession.builder.master("local[2]").config("spark.sql.shuffle.partitions", "2")
              .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
@@ -99,12 +145,15 @@ def main() -> None:
     generate(spark, data, args.events, args.files, args.keys)
     events = args.events // args.files * args.files
     squall_s = run_squall(spark, data, args.parallelism)
+    with redis_url(args.redis_url) as url:
+        distributed_s = run_squall(spark, data, args.parallelism, "distributed", url)
     spark_s = run_spark(spark, data)
-    rows = [("squall driver mode", squall_s), ("spark groupBy(window)", spark_s)]
+    rows = [("squall driver mode", squall_s), ("squall distributed (Redis)", distributed_s),
+            ("spark groupBy(window)", spark_s)]
     print(f"sliding-window sum, event time, {events} events, {args.keys} keys, {args.files} batches")
-    print(f"{'engine':<24}{'seconds':>10}{'events/s':>14}{'ratio':>8}")
+    print(f"{'engine':<28}{'seconds':>10}{'events/s':>14}{'ratio':>8}")
     for name, seconds in rows:
-        print(f"{name:<24}{seconds:>10.2f}{events / seconds:>14,.0f}{spark_s / seconds:>8.2f}")
+        print(f"{name:<28}{seconds:>10.2f}{events / seconds:>14,.0f}{spark_s / seconds:>8.2f}")
     spark.stop()
 
 

@@ -60,6 +60,10 @@ def parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run a topology defined in a Python file")
     run.add_argument("path", help="a .py file defining build_topology() or `topology`")
     run.add_argument("--master", default="local[2]", help="Spark master (default local[2])")
+    run.add_argument(
+        "--mode", choices=("driver", "distributed"), default="driver",
+        help="where bolt tasks run: the driver (default) or Spark executors (needs a redis:// or hbase:// --state)",
+    )
     run.add_argument("--state", default="memory://", help="state backend URL (default memory://)")
     run.add_argument("--checkpoint", help="checkpoint location (default: a new temporary directory)")
     run.add_argument("--output", help="directory for the outputs, JSON lines per batch (default <checkpoint>/output)")
@@ -93,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     checkpoint = args.checkpoint or tempfile.mkdtemp(prefix="squall-ck-")
     output = args.output or str(Path(checkpoint) / "output")
     runner = SparkRunner(
-        spark, state=args.state, checkpoint_location=checkpoint, trigger_interval=args.trigger_interval,
+        spark, mode=args.mode, state=args.state, checkpoint_location=checkpoint, trigger_interval=args.trigger_interval,
         output_dir=output,
     )
     name = args.name or re.sub(r"[^A-Za-z0-9_-]", "_", Path(args.path).stem)

@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from topologies.executor import BatchClock, DriverExecutor, Output, OutputLog
+from state_backends import open_backend, redact
+from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, Output, OutputLog
 from topologies.executor.batch_log import local_path
+from topologies.executor.stored import namespace_name
 from topologies.topology import Topology
 from windowing import Duration
 
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
     from pyspark.sql.streaming import StreamingQuery
 
 MODES = ("driver", "distributed")
+Executor = DriverExecutor | DistributedExecutor
 STATE_SCHEMES = ("memory", "redis", "rediss", "hbase")
 
 
@@ -58,7 +61,7 @@ class Progress:
 class TopologyHandle:
     """A submitted topology: wait for it, stop it, read its progress and its outputs."""
 
-    def __init__(self, name: str, query: StreamingQuery, executor: DriverExecutor, available_now: bool) -> None:
+    def __init__(self, name: str, query: StreamingQuery, executor: Executor, available_now: bool) -> None:
         self.name = name
         self.query = query
         self.executor = executor
@@ -97,14 +100,12 @@ class TopologyHandle:
     def progress(self) -> Progress:
         """The current :class:`Progress`."""
         last = self.query.lastProgress or {}
-        runtime = self.executor.runtime
         stats = self.executor.stats
+        watermark, windows_fired, late_tuples = self.executor.counters()
         return Progress(
             batches=stats.batches, last_batch_id=stats.last_batch_id, input_rows=stats.input_rows,
             rows_per_second=float(last.get("processedRowsPerSecond") or 0.0),
-            watermark=runtime.watermark if runtime else None,
-            windows_fired=runtime.windows_fired if runtime else 0,
-            late_tuples=runtime.late_tuples if runtime else 0, replays=stats.replays,
+            watermark=watermark, windows_fired=windows_fired, late_tuples=late_tuples, replays=stats.replays,
         )
 
     def outputs(self) -> list[Output]:
@@ -116,7 +117,13 @@ class SparkRunner:
     """Runs topologies on ``spark`` as Structured Streaming queries.
 
     ``mode``: ``"driver"`` (each batch comes to the driver as Arrow and the bolts
-    run there). ``state``: where window state lives; ``memory://`` in driver mode.
+    run there) or ``"distributed"`` (each bolt task runs on Spark's executors,
+    resuming from and committing to the state store every batch).
+    ``state``: the state backend URL (``memory://``, ``redis://host:6379/0``,
+    ``hbase://host:9090/ns``), opened once, at construction; stateful bolts'
+    tasks (in distributed mode, every windowed bolt's tasks) keep their state
+    there under ``<name>/<component>/<task>``. ``memory://`` is refused in
+    distributed mode (executors do not share the driver's memory).
     ``checkpoint_location``: a local directory; Spark's checkpoint goes to
     ``<it>/<name>/spark``, squall's batch times to ``<it>/<name>/squall``.
     ``trigger_interval``: the processing-time trigger (ignored with
@@ -155,7 +162,8 @@ class SparkRunner:
         self.conf = dict(conf or {})
         self.clock = clock
         self.heartbeat = heartbeat
-        self._executors: dict[str, DriverExecutor] = {}
+        self._executors: dict[str, Executor] = {}
+        self.backend = open_backend(self.state)
 
     def submit(self, name: str, topology: Topology, available_now: bool = False) -> TopologyHandle:
         """Start ``topology`` as the query ``name``; returns at once with a :class:`TopologyHandle`.
@@ -181,15 +189,20 @@ class SparkRunner:
             writer = writer.trigger(processingTime=f"{self.trigger_interval.value} milliseconds")
         return TopologyHandle(name, writer.start(), executor, available_now)
 
-    def _executor(self, name: str, topology: Topology) -> DriverExecutor:
+    def _executor(self, name: str, topology: Topology) -> Executor:
         current = self._executors.get(name)
         if current is not None and current.topology is topology and not current.flushed:
             current.error = None
             return current
         base = self.checkpoint_location / name / "squall"
         output_dir = None if self.output_dir is None else self.output_dir / name
-        executor = DriverExecutor(topology, self.conf, BatchClock(base / "batch-times", self.clock),
-                                  OutputLog(output_dir))
+        clock, outputs = BatchClock(base / "batch-times", self.clock), OutputLog(output_dir)
+        executor: Executor
+        if self.mode == "distributed":
+            executor = DistributedExecutor(topology, self.conf, clock, outputs, self.backend, name, self.spark,
+                                           self.state)
+        else:
+            executor = DriverExecutor(topology, self.conf, clock, outputs, self.backend, name)
         self._executors[name] = executor
         return executor
 
@@ -200,6 +213,8 @@ class SparkRunner:
         if not isinstance(topology, Topology):
             msg = f"submit: `topology` must come from TopologyBuilder.create_topology(); got {topology!r} instead"
             raise TypeError(msg)
+        for bid, spec in topology.bolts.items():
+            namespace_name(name, bid, spec.parallelism - 1)
         if available_now:
             unbounded = [sid for sid, s in topology.spouts.items() if not s.spout.supports_available_now]
             if unbounded:
@@ -214,12 +229,6 @@ def _check_mode(mode: str) -> str:
     if mode not in MODES:
         msg = f"SparkRunner: `mode` must be one of {', '.join(MODES)}; got {mode!r} instead"
         raise ValueError(msg)
-    if mode == "distributed":
-        msg = (
-            "SparkRunner: mode='distributed' (bolt tasks on Spark executors with Redis/HBase state) is not "
-            "available in this release; use mode='driver'"
-        )
-        raise ValueError(msg)
     return mode
 
 
@@ -230,12 +239,13 @@ def _check_state(state: str, mode: str) -> str:
     scheme = urlparse(state).scheme
     if scheme not in STATE_SCHEMES or "://" not in state:
         choices = ", ".join(f"{s}://" for s in STATE_SCHEMES)
-        msg = f"SparkRunner: `state` must be a URL with one of the schemes {choices}; got {state!r} instead"
+        msg = f"SparkRunner: `state` must be a URL with one of the schemes {choices}; got {redact(state)!r} instead"
         raise ValueError(msg)
-    if scheme != "memory":
+    if scheme == "memory" and mode == "distributed":
         msg = (
-            f"SparkRunner: state={state!r}: driver mode keeps window state in the driver's memory in this release; "
-            "use state='memory://' (Redis and HBase state come with the state-backend commit)"
+            f"SparkRunner: mode='distributed' runs bolt tasks in Spark's executor processes, which cannot share "
+            f"the driver's memory, so state={redact(state)!r} cannot work; use a shared store such as "
+            "state='redis://host:6379/0' or state='hbase://host:9090/squall'"
         )
         raise ValueError(msg)
     return state

@@ -95,12 +95,13 @@ def test_spouts_check_their_arguments():
 def test_runner_checks_its_settings(tmp_path):
     with pytest.raises(ValueError, match="`mode` must be one of driver, distributed; got 'local'"):
         SparkRunner(None, mode="local", checkpoint_location=tmp_path)
-    with pytest.raises(ValueError, match="mode='distributed'"):
+    with pytest.raises(ValueError, match=r"mode='distributed' runs bolt tasks in Spark's executor processes.*"
+                                         r"state='redis://host:6379/0'"):
         SparkRunner(None, mode="distributed", checkpoint_location=tmp_path)
     with pytest.raises(ValueError, match="schemes memory://, redis://, rediss://, hbase://; got 'mysql://x'"):
         SparkRunner(None, state="mysql://x", checkpoint_location=tmp_path)
-    with pytest.raises(ValueError, match="use state='memory://'"):
-        SparkRunner(None, state="redis://localhost:6379/0", checkpoint_location=tmp_path)
+    with pytest.raises(ValueError, match=r"got 'mysql://u:\*\*\*@x'"):
+        SparkRunner(None, state="mysql://u:secret@x", checkpoint_location=tmp_path)
     with pytest.raises(ValueError, match="`trigger_interval` must be a positive Duration"):
         SparkRunner(None, checkpoint_location=tmp_path, trigger_interval=Duration(0))
     runner = SparkRunner(None, checkpoint_location=tmp_path)

@@ -56,7 +56,7 @@ def test_late_stream_routes_to_a_downstream_bolt_and_watermarks_flow_down():
         outputs += runtime.run_batch(i, {"events": rows_of(batch)}, START + 1_000 * (i + 1))
     late = [o.values for o in outputs if o.component == "late"]
     assert late == [["k1", f * 2_000 - 1_900] for f in range(1, len(batches))]
-    assert runtime.tasks["late"][0].watermark == min(t.watermark for t in runtime.tasks["win"])
+    assert runtime.tasks["late"][0].task.watermark == min(s.task.watermark for s in runtime.tasks["win"])
 
 
 class Boom(BaseBolt):

@@ -37,6 +37,12 @@ def test_cli_runs_a_topology_file(spark, tmp_path, capsys):
     assert (tmp_path / "output" / "word_count" / "final.jsonl").exists()
 
 
+def test_cli_passes_the_mode_and_refuses_memory_state_in_distributed_mode(spark, tmp_path):
+    with pytest.raises(ValueError, match="memory://"):
+        main(["run", "topologies/examples/word_count.py", "--available-now", "--mode", "distributed",
+              "--state", "memory://", "--checkpoint", str(tmp_path)])
+
+
 def test_trigger_interval_parsing():
     assert parse_interval("250ms") == Duration(250)
     assert parse_interval("2s") == Duration(2000)

@@ -2,6 +2,7 @@
 
 from topologies.executor.batch_layout import BatchLayout
 from topologies.executor.batch_log import BatchClock, OutputLog
+from topologies.executor.distributed import DistributedExecutor
 from topologies.executor.driver import BatchStats, DriverExecutor
 from topologies.executor.runtime import Output, Router, TopologyRuntime, run_task
 
@@ -9,6 +10,7 @@ __all__ = [
     "BatchClock",
     "BatchLayout",
     "BatchStats",
+    "DistributedExecutor",
     "DriverExecutor",
     "Output",
     "OutputLog",

@@ -1,10 +1,14 @@
 """Driver placement: ``foreachBatch`` brings each batch to the driver as Arrow and runs the bolts there.
 
 Replay: Spark runs a batch id again when the query stopped after the batch's
-outputs were written but before its commit. The executor snapshots its runtime
-before each new batch; when the same batch id arrives again it restores that
-snapshot, reuses the batch's recorded processing time, and rewrites the batch's
-outputs, so the replay gives exactly what the first run gave.
+outputs were written but before its commit. Tasks whose state is in memory are
+snapshotted before each new batch; when the same batch id arrives again the
+executor restores that snapshot, rebuilds the stateful tasks from their store
+(those whose store holds the batch re-send its committed emissions instead of
+running), reuses the batch's recorded processing time, and rewrites the batch's
+outputs, so the replay gives exactly what the first run gave. A new process
+(a submit that resumes from the checkpoint) builds the stateful tasks from the
+store the same way; tasks of plain bolts start empty, as in Storm.
 """
 
 from __future__ import annotations
@@ -17,11 +21,13 @@ from typing import TYPE_CHECKING, Any
 from topologies.executor.batch_layout import BatchLayout
 from topologies.executor.batch_log import BatchClock, OutputLog
 from topologies.executor.runtime import TopologyRuntime
-from topologies.executor.snapshot import snapshot
+from topologies.executor.stored import BackendStores, RouterCounters
 from topologies.topology import Topology
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
+
+    from state_backends import StateBackend
 
 
 @dataclass
@@ -42,12 +48,22 @@ class DriverExecutor:
     Call it as ``executor(df, batch_id)`` (what Spark does) or :meth:`run` with
     rows already decoded. A bolt error (a :class:`bolts.TupleError` for a bad
     tuple) fails the batch; it is kept in :attr:`error` for the handle to re-raise.
+    Stateful bolts keep their state in ``backend`` (default: a private
+    ``memory://``) under namespaces ``<name>/<component>/<task>``; the shuffle
+    counters go to ``<name>/__router``.
     """
 
     def __init__(
-        self, topology: Topology, conf: Mapping[str, Any], clock: BatchClock, outputs: OutputLog
+        self, topology: Topology, conf: Mapping[str, Any], clock: BatchClock, outputs: OutputLog,
+        backend: StateBackend | None = None, name: str = "topology",
     ) -> None:
+        if backend is None:
+            from state_backends import open_backend
+
+            backend = open_backend("memory://")
         self.topology = topology
+        self.stores = BackendStores(backend, name)
+        self.router_counters = RouterCounters(backend, name)
         self.conf = dict(conf)
         self.layout = BatchLayout(topology)
         self.clock = clock
@@ -73,10 +89,13 @@ class DriverExecutor:
             now = self.clock.time_of(batch_id, self.stats.last_time_ms)
             self._rewind_for(batch_id)
             if self.runtime is None:
-                self.runtime = TopologyRuntime(self.topology, self.conf, now)
-            self._before_last = snapshot(self.runtime)
+                self.runtime = TopologyRuntime(self.topology, self.conf, now, self.stores)
+            self._before_last = self.runtime.snapshot()
             self.stats.last_batch_id, self.stats.last_time_ms = batch_id, now
+            start = self.router_counters.start_of(batch_id)
+            self.runtime.router.counters = dict(start)
             outputs = self.runtime.run_batch(batch_id, spout_rows, now)
+            self.router_counters.commit(batch_id, start, self.runtime.router.counters)
             self.outputs.write(batch_id, outputs)
             rows = sum(len(r) for r in spout_rows.values())
             self.stats.batches += 1
@@ -93,10 +112,19 @@ class DriverExecutor:
                 "already past it (was the checkpoint location replaced or shared?)"
             )
             raise RuntimeError(msg)
-        self.runtime = snapshot(self._before_last) if self._before_last is not None else None
+        self.runtime = self._before_last.snapshot() if self._before_last is not None else None
+        if self.runtime is not None:
+            self.runtime.reload()
         self.stats.replays += 1
         self.stats.batches -= 1
         self.stats.input_rows -= self.stats.rows_per_batch.get(batch_id, 0)
+
+    def counters(self) -> tuple[int | None, int, int]:
+        """The lowest task watermark (None if none has one), windows fired, and late tuples, so far."""
+        runtime = self.runtime
+        if runtime is None:
+            return None, 0, 0
+        return runtime.watermark, runtime.windows_fired, runtime.late_tuples
 
     def flush(self) -> None:
         """End of input: close every task (Storm's shutdown flush) and record what they emit as ``"final"``.

@@ -3,7 +3,8 @@
 Two steps stay apart so a distributed placement can reuse them: :class:`Router`
 decides which task of a subscriber gets each emitted tuple, and :func:`run_task`
 runs one task on the batch of tuples routed to it. Every task's state lives
-behind the :class:`bolts.BoltTask` interface.
+behind the :class:`bolts.BoltTask` interface; a stateful bolt's tasks keep it
+in a state backend (see :mod:`topologies.executor.stored`).
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bolts import BoltTask, Tuple, make_task
-from topologies.executor.memory_store import MemoryWindowStore
+from bolts import BaseStatefulWindowedBolt, BoltTask, Tuple
+from topologies.executor.stored import BackendStores, TaskStore, run_stored
+from topologies.executor.tasks import EmitBuffer, build_task, lowest_watermark, run_task, takes_watermarks
+from topologies.executor.wire import Emission
 from topologies.topology import Topology
 
 SPOUT_TASK = 0  # in driver mode one spout task reads all of a spout's rows
@@ -70,71 +73,86 @@ class Router:
         return outputs
 
 
-def takes_watermarks(task: BoltTask) -> bool:
-    """Whether ``task`` accepts upstream watermarks (a processing-time windowed task does not)."""
-    return task.accepts_watermarks
+__all__ = ["Output", "Router", "TaskSlot", "TopologyRuntime", "run_task", "takes_watermarks"]
+
+StoreFactory = Callable[[str, int], TaskStore]
 
 
-def run_task(task: BoltTask, tuples: Sequence[Tuple], now_ms: int | None, watermark: int | None) -> None:
-    """Run one task on one batch: move time to ``now_ms``, execute the tuples, end the batch, take the watermark."""
-    if now_ms is not None:
-        task.advance_to(now_ms)
-    for tup in tuples:
-        task.execute(tup)
-    task.end_batch()
-    if watermark is not None and takes_watermarks(task):
-        task.advance_watermark(watermark)
+@dataclass
+class TaskSlot:
+    """One task of a bolt in the runtime: the task, its emit sink, and its store (None: state in memory)."""
 
-
-class _TaskSink:
-    """The emit sink of one task: forwards to the router with the task's identity."""
-
-    def __init__(self, router: Router, component: str, task: int) -> None:
-        self.router, self.component, self.task = router, component, task
-
-    def __call__(self, stream: str, values: list[Any]) -> None:
-        self.router.route(self.component, self.task, stream, values)
+    component: str
+    index: int
+    task: BoltTask
+    sink: EmitBuffer
+    store: TaskStore | None
 
 
 class TopologyRuntime:
     """Every bolt task of a topology, in memory, moved one batch at a time in topological order.
 
     Tasks are built at ``start_time_ms`` from a deep copy of their bolt (each task
-    has its own instance, as Storm deserialises one per task). The whole runtime
-    can be deep-copied, which is how the driver executor snapshots it.
+    has its own instance, as Storm deserialises one per task). Tasks of stateful
+    bolts get a store from ``stores(component, index)`` (default: a private
+    ``memory://`` backend) and resume from it when built. The runtime can be
+    deep-copied, which is how the driver executor snapshots the tasks whose
+    state is in memory (see :meth:`snapshot`).
     """
 
-    def __init__(self, topology: Topology, conf: Mapping[str, Any], start_time_ms: int) -> None:
-        import copy
-
+    def __init__(
+        self, topology: Topology, conf: Mapping[str, Any], start_time_ms: int, stores: StoreFactory | None = None,
+    ) -> None:
         self.topology = topology
+        self.conf = dict(conf)
+        self.start_time_ms = start_time_ms
+        self.stores = stores if stores is not None else _private_stores()
         self.router = Router(topology)
         self.windows_fired = 0
         self.closed = False
-        self.tasks: dict[str, list[BoltTask]] = {}
-        for bid in topology.order:
-            spec = topology.bolts[bid]
-            inputs = [(s.component, s.stream) for s in spec.subscriptions]
-            tasks = []
-            for i in range(spec.parallelism):
-                task = make_task(
-                    copy.deepcopy(spec.bolt), component=bid, input_streams=inputs, start_time_ms=start_time_ms,
-                    task_index=i, parallelism=spec.parallelism, observer=self._on_window,
-                    store=MemoryWindowStore(),
-                )
-                task.prepare(dict(conf), _TaskSink(self.router, bid, i))
-                tasks.append(task)
-            self.tasks[bid] = tasks
+        self.tasks: dict[str, list[TaskSlot]] = {
+            bid: [self._slot(bid, i) for i in range(topology.bolts[bid].parallelism)] for bid in topology.order
+        }
+
+    def _slot(self, bid: str, index: int) -> TaskSlot:
+        spec = self.topology.bolts[bid]
+        store = None
+        if isinstance(spec.bolt, BaseStatefulWindowedBolt):
+            store = self.stores(bid, index)
+        task, sink = build_task(
+            spec.bolt, component=bid, index=index, parallelism=spec.parallelism,
+            inputs=[(s.component, s.stream) for s in spec.subscriptions], conf=self.conf,
+            start_time_ms=self.start_time_ms, store=store, observer=self._on_window,
+        )
+        return TaskSlot(bid, index, task, sink, store)
 
     def _on_window(self, window: Any) -> None:
         self.windows_fired += 1
+
+    def stored_slots(self) -> list[TaskSlot]:
+        """The tasks whose state is in a store."""
+        return [slot for slots in self.tasks.values() for slot in slots if slot.store is not None]
+
+    def snapshot(self) -> TopologyRuntime:
+        """A deep copy for a replay in this process; stored tasks are shared, not copied (see :meth:`reload`)."""
+        import copy
+
+        memo: dict[int, Any] = {id(slot): slot for slot in self.stored_slots()}
+        return copy.deepcopy(self, memo)
+
+    def reload(self) -> None:
+        """Rebuild every stored task from its store's last commit (after restoring a snapshot)."""
+        for slot in self.stored_slots():
+            self.tasks[slot.component][slot.index] = self._slot(slot.component, slot.index)
 
     def run_batch(self, batch_id: int, spout_rows: Mapping[str, Sequence[Sequence[Any]]], now_ms: int) -> list[Output]:
         """Move one batch through the bolts at processing time ``now_ms``; returns the outputs, in emission order.
 
         Each spout's rows become tuples on its stream, in row order; then each bolt,
-        upstream first, runs every task (in task order) on the tuples routed to it.
-        Stateful tasks commit with ``batch_id`` at the end.
+        upstream first, runs every task (in task order) on the tuples routed to it,
+        and routes what the task emitted. A stored task commits with ``batch_id``
+        right after it ran; one whose store holds ``batch_id`` already re-sends
+        its committed emissions instead of running.
         """
         for sid, rows in spout_rows.items():
             stream = self.topology.spouts[sid].spout.stream
@@ -142,42 +160,49 @@ class TopologyRuntime:
                 self.router.route(sid, SPOUT_TASK, stream, row)
         for bid in self.topology.order:
             watermark = self.upstream_watermark(bid)
-            for i, task in enumerate(self.tasks[bid]):
-                run_task(task, self.router.take(bid, i), now_ms, watermark)
-        self._commit(batch_id)
+            for slot in self.tasks[bid]:
+                queued = self.router.take(bid, slot.index)
+                if slot.store is None:
+                    run_task(slot.task, queued, now_ms, watermark)
+                    self._route(slot, slot.sink.take())
+                else:
+                    self._route(slot, run_stored(slot.task, slot.store, slot.sink.items, batch_id, queued,
+                                                 now_ms, watermark))
         return self.router.take_outputs()
+
+    def _route(self, slot: TaskSlot, emissions: list[Emission]) -> None:
+        for stream, values in emissions:
+            self.router.route(slot.component, slot.index, stream, values)
 
     def close(self) -> list[Output]:
         """End of input: each bolt, upstream first, takes what is queued, the final watermark, then closes."""
         for bid in self.topology.order:
             watermark = self.upstream_watermark(bid)
-            for i, task in enumerate(self.tasks[bid]):
-                run_task(task, self.router.take(bid, i), None, watermark)
-                task.close()
+            for slot in self.tasks[bid]:
+                run_task(slot.task, self.router.take(bid, slot.index), None, watermark)
+                slot.task.close()
+                self._route(slot, slot.sink.take())
         self.closed = True
         return self.router.take_outputs()
 
-    def _commit(self, batch_id: int) -> None:
-        for tasks in self.tasks.values():
-            for task in tasks:
-                commit: Callable[[int], Any] | None = getattr(task, "commit", None)
-                if callable(commit):
-                    commit(batch_id)
-
     def upstream_watermark(self, bolt: str) -> int | None:
         """The minimum watermark over the tasks of the bolts ``bolt`` subscribes to (None if one has none)."""
-        marks = [t.watermark for up in self.topology.upstream(bolt) if up in self.tasks for t in self.tasks[up]]
-        if not marks or any(m is None for m in marks):
-            return None
-        return min(m for m in marks if m is not None)
+        ups = [up for up in self.topology.upstream(bolt) if up in self.tasks]
+        return lowest_watermark(s.task.watermark for up in ups for s in self.tasks[up])
 
     @property
     def watermark(self) -> int | None:
         """The lowest watermark of any task that has one (None when none has)."""
-        marks = [t.watermark for tasks in self.tasks.values() for t in tasks if t.watermark is not None]
+        marks = [s.task.watermark for slots in self.tasks.values() for s in slots if s.task.watermark is not None]
         return min(marks) if marks else None
 
     @property
     def late_tuples(self) -> int:
         """Late tuples counted by all tasks."""
-        return sum(t.late_tuples for tasks in self.tasks.values() for t in tasks)
+        return sum(s.task.late_tuples for slots in self.tasks.values() for s in slots)
+
+
+def _private_stores() -> StoreFactory:
+    from state_backends import open_backend
+
+    return BackendStores(open_backend("memory://"), "topology")

@@ -1,0 +1,78 @@
+"""Distributed mode: bolt tasks on Spark executors with Redis or HBase state give the outputs of driver mode.
+
+The distributed queries run in a subprocess with their own SparkSession
+(``tests/topologies/distributed_run.py``): the test process already holds the
+driver-mode session, and a JVM holds one SparkContext.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.topologies import distributed_case
+from tests.topologies.helpers import FIELDS, SCHEMA, START, STEP, batches_of_rows, counting_clock, write_batches
+from topologies import SparkRunner
+from topologies.spouts import FileSpout
+
+pytestmark = pytest.mark.spark
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_distributed(**args) -> dict[str, list]:
+    """Run ``distributed_run`` with ``args``; its JSON answer (None when it stopped as asked)."""
+    proc = subprocess.run([sys.executable, "-m", "tests.topologies.distributed_run", json.dumps(args)], cwd=REPO,
+                          capture_output=True, text=True, timeout=900, check=False)
+    if args.get("crash_after") is not None and proc.returncode == 3:
+        return {}
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def driver_outputs(spark, data: Path, checkpoint: Path, small: bool = False) -> list[list]:
+    spout = FileSpout(data, "json", FIELDS, schema=SCHEMA, max_files_per_trigger=1)
+    topo = distributed_case.build(spout, small)
+    runner = SparkRunner(spark, checkpoint_location=checkpoint, clock=counting_clock())
+    handle = runner.submit("reference", topo, available_now=True)
+    assert handle.await_termination(300)
+    return distributed_case.as_json(handle.outputs())
+
+
+def logged_outputs(directory: Path) -> list[list]:
+    """The outputs the runner wrote as JSON lines, batches in id order, then the final flush."""
+    files = [*sorted(directory.glob("batch-*.jsonl")), directory / "final.jsonl"]
+    records = [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines()]
+    return [[r["component"], r["task"], r["stream"], r["values"]] for r in records]
+
+
+@pytest.fixture
+def data(tmp_path) -> Path:
+    return write_batches(tmp_path / "in", batches_of_rows())
+
+
+def test_distributed_mode_on_a_local_cluster_gives_the_outputs_of_driver_mode(spark, tmp_path, data, redis_url,
+                                                                              hbase_url):
+    expected = driver_outputs(spark, data, tmp_path / "ck-driver")
+    assert {o[0] for o in expected} == {"late", "sum", "pt_count", "pt_time", "total"}
+    got = run_distributed(master="local-cluster[2,1,1024]", data=str(data), checkpoint=str(tmp_path / "ck"),
+                          name=f"eq-{uuid.uuid4().hex[:8]}", states=[redis_url, hbase_url])
+    assert got[redis_url] == expected
+    assert got[hbase_url] == expected
+
+
+def test_a_distributed_query_that_crashed_before_its_commit_resumes_from_the_store(spark, tmp_path, data,
+                                                                                   redis_url):
+    expected = driver_outputs(spark, data, tmp_path / "ck-driver", small=True)
+    args = dict(master="local[2]", data=str(data), checkpoint=str(tmp_path / "ck"), states=[redis_url], small=True,
+                name=f"crash-{uuid.uuid4().hex[:8]}", output_dir=str(tmp_path / "out"))
+    assert run_distributed(**args, crash_after=1) == {}
+    commits = sorted(p.name for p in (tmp_path / "ck").glob(f"{args['name']}-0/spark/commits/[0-9]*"))
+    assert commits == ["0"]  # batch 1 ran, wrote its outputs and committed its tasks, but Spark did not commit it
+    run_distributed(**args, clock_start=START + 2 * STEP)  # batch 1's time is on record; the clock goes on from 2
+    assert logged_outputs(tmp_path / "out" / f"{args['name']}-0") == expected

@@ -1,0 +1,198 @@
+"""Distributed placement: ``foreachBatch`` runs each bolt's tasks on Spark executors, one stage per bolt.
+
+For each batch the driver routes the spouts' tuples with the topology's
+groupings (the :class:`Router` of driver mode, so placement changes nothing),
+then runs the bolts in topological order. A bolt's stage is one Spark job:
+the tuples for each task (plus one marker row per task, so every task runs
+and moves its time even with no input) are repartitioned by task and handed to
+``mapInArrow`` (:func:`worker.run_partition`), which runs the tasks against the
+state store and answers with their emissions and watermarks. The driver
+routes those to the next bolts, and records the terminal ones as the batch's
+outputs. Windowed bolts' tasks resume from and commit to the store every
+batch; plain bolts' tasks are built afresh for each batch.
+
+Replay: the batch's processing time comes from the batch log; shuffle counters
+restart from what the batch started with (:class:`RouterCounters`); a task
+whose store already holds the batch re-sends its committed emissions. A
+replayed batch therefore gives the outputs of its first run.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from bolts import Tuple
+from topologies.executor.batch_layout import BatchLayout
+from topologies.executor.batch_log import BatchClock, OutputLog
+from topologies.executor.driver import BatchStats
+from topologies.executor.runtime import SPOUT_TASK, Output, Router
+from topologies.executor.stored import RouterCounters
+from topologies.executor.tasks import lowest_watermark
+from topologies.executor.wire import decode_values, encode_tuple
+from topologies.executor.worker import OUTPUT_DDL, StageSpec, run_partition
+from topologies.topology import Topology
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from state_backends import StateBackend
+
+INPUT_SCHEMA = pa.schema([("task", pa.int32()), ("ordinal", pa.int64()), ("payload", pa.binary())])
+
+
+@dataclass
+class StageResult:
+    """A stage's answer: emissions per task in order, and each task's watermark; plus counters."""
+
+    emitted: list[tuple[int, str, list[Any]]]
+    watermarks: list[int | None]
+    fired: int
+    late: int
+
+
+def input_table(queues: Sequence[Sequence[Tuple]]) -> pa.Table:
+    """The rows of one stage: a marker row per task, then its tuples numbered in queue order."""
+    tasks: list[int] = []
+    ordinals: list[int] = []
+    payloads: list[bytes | None] = []
+    for index, queue in enumerate(queues):
+        tasks.append(index)
+        ordinals.append(-1)
+        payloads.append(None)
+        for ordinal, tup in enumerate(queue):
+            tasks.append(index)
+            ordinals.append(ordinal)
+            payloads.append(encode_tuple(tup))
+    return pa.table({"task": tasks, "ordinal": ordinals, "payload": payloads}, schema=INPUT_SCHEMA)
+
+
+def run_stage(spark: SparkSession, spec: StageSpec, queues: Sequence[Sequence[Tuple]]) -> StageResult:
+    """Run one bolt's tasks on executors (one Spark job) and collect what they emitted."""
+    df = spark.createDataFrame(input_table(queues)).repartition(spec.parallelism, "task")
+    table = df.mapInArrow(partial(run_partition, spec), OUTPUT_DDL).toArrow()
+    rows = sorted(zip(*(table.column(n).to_pylist() for n in table.column_names), strict=True),
+                  key=lambda row: (row[0], row[1]))
+    watermarks: list[int | None] = [None] * spec.parallelism
+    seen: set[int] = set()
+    emitted: list[tuple[int, str, list[Any]]] = []
+    fired = late = 0
+    for task, seq, stream, payload, watermark, task_fired, task_late in rows:
+        if seq < 0:
+            seen.add(task)
+            watermarks[task] = watermark
+            fired, late = fired + task_fired, late + task_late
+        else:
+            emitted.append((task, stream, decode_values(payload)))
+    if seen != set(range(spec.parallelism)):
+        msg = f"stage {spec.component!r}: tasks {sorted(set(range(spec.parallelism)) - seen)} gave no answer"
+        raise RuntimeError(msg)
+    return StageResult(emitted, watermarks, fired, late)
+
+
+class DistributedExecutor:
+    """The ``foreachBatch`` function of a topology in distributed mode (see the module docstring).
+
+    ``state_url`` is the backend's full URL (the executors open it themselves);
+    ``backend`` is the driver's connection to it, for the shuffle counters.
+    A bolt error fails the batch and is kept in :attr:`error`.
+    """
+
+    def __init__(
+        self, topology: Topology, conf: Mapping[str, Any], clock: BatchClock, outputs: OutputLog,
+        backend: StateBackend, name: str, spark: SparkSession, state_url: str,
+    ) -> None:
+        self.topology = topology
+        self.conf = dict(conf)
+        self.layout = BatchLayout(topology)
+        self.clock = clock
+        self.outputs = outputs
+        self.name = name
+        self.spark = spark
+        self.state_url = state_url
+        self.counters_store = RouterCounters(backend, name)
+        self.generation = uuid.uuid4().hex
+        self.stats = BatchStats()
+        self.marks: dict[str, list[int | None]] = {}
+        self.windows_fired = 0
+        self.late_tuples = 0
+        self.error: BaseException | None = None
+        self.flushed = False
+        self._lock = threading.Lock()
+
+    def __call__(self, df: DataFrame, batch_id: int) -> None:
+        """Run one Spark micro-batch."""
+        try:
+            self.run(batch_id, self.layout.decode(df.toArrow()))
+        except BaseException as err:
+            self.error = err
+            raise
+
+    def run(self, batch_id: int, spout_rows: Mapping[str, Sequence[Sequence[Any]]]) -> None:
+        """Run batch ``batch_id`` (again, after a failure or in a new process) on ``spout_rows``."""
+        with self._lock:
+            now = self.clock.time_of(batch_id, self.stats.last_time_ms)
+            last = self.stats.last_batch_id
+            if last is not None and batch_id <= last:
+                self.stats.replays += 1
+            outputs = self._run_stages(batch_id, spout_rows, now)
+            self.outputs.write(batch_id, outputs)
+            rows = sum(len(r) for r in spout_rows.values())
+            if last is None or batch_id > last:
+                self.stats.batches += 1
+                self.stats.input_rows += rows
+            self.stats.last_batch_id, self.stats.last_time_ms = batch_id, now
+            self.stats.rows_per_batch[batch_id] = rows
+
+    def _run_stages(self, batch_id: int | None, spout_rows: Mapping[str, Sequence[Sequence[Any]]],
+                    now: int | None) -> list[Output]:
+        router = Router(self.topology)
+        start = self.counters_store.start_of(batch_id) if batch_id is not None else {}
+        router.counters = dict(start)
+        for sid, rows in spout_rows.items():
+            stream = self.topology.spouts[sid].spout.stream
+            for row in rows:
+                router.route(sid, SPOUT_TASK, stream, row)
+        for bid in self.topology.order:
+            spec = self._spec(bid, batch_id, now)
+            result = run_stage(self.spark, spec, [router.take(bid, i) for i in range(spec.parallelism)])
+            self.marks[bid] = result.watermarks
+            self.windows_fired += result.fired
+            self.late_tuples += result.late
+            for task, stream, values in result.emitted:
+                router.route(bid, task, stream, values)
+        if batch_id is not None:
+            self.counters_store.commit(batch_id, start, router.counters)
+        return router.take_outputs()
+
+    def _spec(self, bid: str, batch_id: int | None, now: int | None) -> StageSpec:
+        spec = self.topology.bolts[bid]
+        ups = [up for up in self.topology.upstream(bid) if up in self.topology.bolts]
+        watermark = lowest_watermark(m for up in ups for m in self.marks.get(up, [None]))
+        return StageSpec(
+            topology=self.name, generation=self.generation, component=bid, bolt=spec.bolt,
+            parallelism=spec.parallelism, inputs=tuple((s.component, s.stream) for s in spec.subscriptions),
+            conf=self.conf, state_url=self.state_url, batch_id=batch_id, now_ms=now, watermark=watermark,
+            closing=batch_id is None,
+        )
+
+    def counters(self) -> tuple[int | None, int, int]:
+        """The lowest task watermark (None if none has one), windows fired, and late tuples, so far."""
+        marks = [m for ms in self.marks.values() for m in ms if m is not None]
+        return (min(marks) if marks else None), self.windows_fired, self.late_tuples
+
+    def flush(self) -> None:
+        """End of input: close every task on the executors (Storm's shutdown flush), recorded as ``"final"``.
+
+        Runs once; a topology that ran no batch in this process has nothing to flush.
+        """
+        with self._lock:
+            if not self.flushed and self.stats.last_batch_id is not None:
+                self.outputs.write(OutputLog.FINAL, self._run_stages(None, {}, None))
+            self.flushed = True

@@ -1,0 +1,171 @@
+"""Bolt tasks whose state lives in a state backend: namespaces, a batch's emissions in its commit, replay.
+
+Each stored task owns the namespace ``<topology>/<component>/<task index>``.
+Its commit for batch ``b`` also writes what the task emitted in ``b`` (under
+:data:`OUTPUTS_KEY`, replaced by every commit), so when Spark runs ``b`` again
+after a failure, a task whose store already holds ``b`` is not run a second
+time: its committed emissions are sent downstream instead, and its state (built
+from the store) is already the state after ``b``. Shuffle counters live in the
+namespace ``<topology>/__router`` with the same batch-id rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from bolts import BoltTask, Tuple
+from state_backends import Namespace, StateBackend, decode, encode
+from state_backends.base import check_namespace
+from topologies.executor.tasks import run_task
+from topologies.executor.wire import Emission, decode_emissions, encode_emissions
+
+OUTPUTS_KEY = b"o/batch"  # apart from the bolt executor's keys (meta, e/, i/, u/, p/, t/, x/)
+ROUTER = "__router"
+
+CounterKey = tuple[str, int, str, str]
+
+
+def namespace_name(topology: str, component: str, index: int | None = None) -> str:
+    """``<topology>/<component>/<index>`` (or ``<topology>/<component>``), checked as a namespace name.
+
+    ``ValueError`` naming the component when the name is not a valid namespace
+    (whitespace, control characters, braces, or longer than 200 characters).
+    """
+    name = f"{topology}/{component}" if index is None else f"{topology}/{component}/{index}"
+    try:
+        return check_namespace("submit", name)
+    except ValueError:
+        msg = (
+            f"submit: component {component!r} of topology {topology!r} cannot name a state namespace "
+            f"({name!r}): use ids without whitespace, control characters, '{{' or '}}', under 190 characters"
+        )
+        raise ValueError(msg) from None
+
+
+class TaskStore:
+    """A task's namespace as its bolt executor sees it (``get``/``scan``/``commit``), plus the batch's emissions.
+
+    Set :attr:`outputs` before the task commits; the commit then writes them
+    with the task's own writes, atomically. A deep copy is the same object (the
+    store is shared, never copied with a runtime snapshot).
+    """
+
+    def __init__(self, namespace: Namespace) -> None:
+        self.namespace = namespace
+        self.outputs: bytes | None = None
+
+    def get(self, key: bytes) -> bytes | None:
+        """The committed value of ``key``."""
+        return self.namespace.get(key)
+
+    def scan(self, prefix: bytes) -> Iterator[tuple[bytes, bytes]]:
+        """Committed pairs under ``prefix``, in key order."""
+        return self.namespace.scan(prefix)
+
+    def committed_batch_id(self) -> int | None:
+        """The last batch id committed to the namespace."""
+        return self.namespace.committed_batch_id()
+
+    def commit(self, batch_id: int, puts: Mapping[bytes, bytes], deletes: Iterable[bytes]) -> bool:
+        """Commit the task's writes and the staged emissions with ``batch_id``; False if it was committed before."""
+        writes = dict(puts)
+        if self.outputs is not None:
+            writes[OUTPUTS_KEY] = self.outputs
+        applied = self.namespace.commit(batch_id, writes, deletes)
+        self.outputs = None
+        return applied
+
+    def committed_outputs(self) -> list[Emission]:
+        """The emissions of the last committed batch (empty if none were stored)."""
+        data = self.namespace.get(OUTPUTS_KEY)
+        return [] if data is None else decode_emissions(data)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> TaskStore:
+        return self
+
+
+def check_not_ahead(store: TaskStore, batch_id: int, where: str) -> int | None:
+    """The store's committed batch id; ``RuntimeError`` when it is past ``batch_id`` (a replaced checkpoint)."""
+    committed = store.committed_batch_id()
+    if committed is not None and committed > batch_id:
+        msg = (
+            f"{where}: namespace {store.namespace.name!r} already committed batch {committed}, but Spark runs batch "
+            f"{batch_id}; the checkpoint was replaced or is shared while the state store kept the old state. "
+            "Use a new topology name, or clear the store's namespaces of this topology"
+        )
+        raise RuntimeError(msg)
+    return committed
+
+
+def run_stored(
+    task: BoltTask, store: TaskStore, emitted: list[Emission], batch_id: int,
+    tuples: Sequence[Tuple], now_ms: int | None, watermark: int | None,
+) -> list[Emission]:
+    """Run a stored task on batch ``batch_id`` and commit it; returns what it emitted, in order.
+
+    ``emitted`` is the list the task's sink appends to. When the store already
+    holds ``batch_id`` (a replay; the task must then have been built from the
+    store), the task is not run and its committed emissions are returned.
+    """
+    if check_not_ahead(store, batch_id, "foreachBatch") == batch_id:
+        return store.committed_outputs()
+    emitted.clear()
+    run_task(task, tuples, now_ms, watermark)
+    out = list(emitted)
+    emitted.clear()
+    store.outputs = encode_emissions(out)
+    if not task.commit(batch_id):  # type: ignore[attr-defined]
+        return store.committed_outputs()  # another attempt of this batch committed first: its outputs stand
+    return out
+
+
+def is_stored(task: BoltTask) -> bool:
+    """Whether ``task`` commits its state to a store."""
+    return callable(getattr(task, "commit", None))
+
+
+class RouterCounters:
+    """The shuffle counters at the start and the end of the last committed batch, in ``<topology>/__router``."""
+
+    def __init__(self, backend: StateBackend, topology: str) -> None:
+        self.namespace = backend.namespace(namespace_name(topology, ROUTER))
+
+    def start_of(self, batch_id: int) -> dict[CounterKey, int]:
+        """The counters to start ``batch_id`` with: the ones it started with before, if it was committed."""
+        committed = self.namespace.committed_batch_id()
+        if committed is not None and committed > batch_id:
+            msg = (
+                f"foreachBatch: the shuffle counters of this topology are at batch {committed}, but Spark runs "
+                f"batch {batch_id}; the checkpoint was replaced while the state store kept the old state"
+            )
+            raise RuntimeError(msg)
+        key = b"before" if committed == batch_id else b"after"
+        data = self.namespace.get(key)
+        return {} if data is None else {(c, t, s, b): n for c, t, s, b, n in decode(data)}
+
+    def commit(self, batch_id: int, start: Mapping[CounterKey, int], end: Mapping[CounterKey, int]) -> None:
+        """Record the counters ``batch_id`` started and ended with (nothing if it is committed already)."""
+        self.namespace.commit(batch_id, {b"before": _pack_counters(start), b"after": _pack_counters(end)})
+
+
+def _pack_counters(counters: Mapping[CounterKey, int]) -> bytes:
+    return encode([[c, t, s, b, n] for (c, t, s, b), n in sorted(counters.items())])
+
+
+class BackendStores:
+    """Gives task ``index`` of ``component`` its store: the namespace ``<topology>/<component>/<index>``.
+
+    Shared, never copied, by a runtime snapshot.
+    """
+
+    def __init__(self, backend: StateBackend, topology: str) -> None:
+        self.backend = backend
+        self.topology = topology
+
+    def __call__(self, component: str, index: int) -> TaskStore:
+        """The store of task ``index`` of ``component``."""
+        return TaskStore(self.backend.namespace(namespace_name(self.topology, component, index)))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> BackendStores:
+        return self

@@ -1,0 +1,68 @@
+"""Building one bolt task and running it on one batch: shared by the driver and by Spark's Python workers."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from bolts import BaseBolt, BoltTask, Tuple, make_task
+from topologies.executor.wire import Emission
+
+
+class EmitBuffer:
+    """A task's emit sink: keeps ``(stream, values)`` in emission order until taken."""
+
+    def __init__(self) -> None:
+        self.items: list[Emission] = []
+
+    def __call__(self, stream: str, values: list[Any]) -> None:
+        """Keep one emitted tuple."""
+        self.items.append((stream, list(values)))
+
+    def take(self) -> list[Emission]:
+        """The emissions since the last call, in order."""
+        items, self.items = self.items, []
+        return items
+
+
+def build_task(
+    bolt: BaseBolt, *, component: str, index: int, parallelism: int, inputs: Iterable[tuple[str, str]],
+    conf: Mapping[str, Any], start_time_ms: int, store: Any = None, persist_windows: bool = False,
+    observer: Callable[[Any], None] | None = None,
+) -> tuple[BoltTask, EmitBuffer]:
+    """A prepared task of ``bolt`` (its own deep copy, as Storm gives each task its own instance) and its sink.
+
+    With a ``store`` that holds a commit, the task resumes from it while prepared.
+    """
+    sink = EmitBuffer()
+    task = make_task(
+        copy.deepcopy(bolt), component=component, input_streams=list(inputs), start_time_ms=start_time_ms,
+        task_index=index, parallelism=parallelism, observer=observer, store=store, persist_windows=persist_windows,
+    )
+    task.prepare(dict(conf), sink)
+    return task, sink
+
+
+def takes_watermarks(task: BoltTask) -> bool:
+    """Whether ``task`` accepts upstream watermarks (a processing-time windowed task does not)."""
+    return task.accepts_watermarks
+
+
+def run_task(task: BoltTask, tuples: Sequence[Tuple], now_ms: int | None, watermark: int | None) -> None:
+    """Run one task on one batch: move time to ``now_ms``, execute the tuples, end the batch, take the watermark."""
+    if now_ms is not None:
+        task.advance_to(now_ms)
+    for tup in tuples:
+        task.execute(tup)
+    task.end_batch()
+    if watermark is not None and takes_watermarks(task):
+        task.advance_watermark(watermark)
+
+
+def lowest_watermark(marks: Iterable[int | None]) -> int | None:
+    """The minimum of ``marks``; None when there are none or one is None (that task has no watermark yet)."""
+    values = list(marks)
+    if not values or any(m is None for m in values):
+        return None
+    return min(m for m in values if m is not None)
