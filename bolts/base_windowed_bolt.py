@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any, Self
 
 from bolts.base_bolt import BaseBolt
+from bolts.event_time_options import EventTimeOptions
 from bolts.tuples import Fields
 from bolts.window_config import (
     LATE_TUPLE_FIELD,
-    TimestampExtractor,
     WindowConfig,
     require_positive,
     require_type,
@@ -16,7 +16,7 @@ from bolts.window_config import (
 from windowing import Count, Duration, TupleWindow
 
 
-class BaseWindowedBolt(BaseBolt):
+class BaseWindowedBolt(EventTimeOptions, BaseBolt):
     """Subclass it, override ``execute(window)``, and configure the window with the ``with_*`` methods.
 
     Every ``with_*`` method checks its argument at once (``TypeError`` for a wrong
@@ -66,52 +66,14 @@ class BaseWindowedBolt(BaseBolt):
         require_positive("with_tumbling_window", "length", length)
         return self._set(length=length, slide=length)
 
-    # Event time -----------------------------------------------------------------------------
-    def with_timestamp_field(self, field_name: str) -> Self:
-        """Use the tuple field ``field_name`` (milliseconds, an int) as the event time."""
-        require_type("with_timestamp_field", "field_name", field_name, str)
-        if not field_name:
-            msg = "with_timestamp_field: `field_name` must not be empty"
-            raise ValueError(msg)
-        self._refuse_second_timestamp("with_timestamp_field", field_name)
-        return self._set(timestamp_field=field_name)
+    # Event time: with_timestamp_field, with_timestamp_extractor, with_lag, with_watermark_interval and
+    # with_late_tuple_stream come from EventTimeOptions.
+    def _set_option(self, setting: str, value: Any) -> Self:
+        return self._set(**{setting: value})
 
-    def with_timestamp_extractor(self, extractor: TimestampExtractor) -> Self:
-        """Use ``extractor(tuple) -> int`` (milliseconds) as the event time."""
-        if not callable(extractor):
-            msg = f"with_timestamp_extractor: `extractor` must be callable; got {extractor!r} instead"
-            raise TypeError(msg)
-        self._refuse_second_timestamp("with_timestamp_extractor", extractor)
-        return self._set(timestamp_extractor=extractor)
-
-    def _refuse_second_timestamp(self, method: str, value: object) -> None:
+    def _timestamp_source(self) -> object | None:
         cfg = self.window_config
-        current = cfg.timestamp_field or cfg.timestamp_extractor
-        if current is not None:
-            msg = f"{method}: the window already takes its timestamp from {current!r}; got {value!r} too"
-            raise ValueError(msg)
-
-    def with_lag(self, duration: Duration) -> Self:
-        """How far out of order tuple timestamps may be; the watermark trails the latest by this much."""
-        require_type("with_lag", "duration", duration, Duration)
-        if duration.value < 0:
-            msg = f"with_lag: `duration` must not be negative; got {duration!r} instead"
-            raise ValueError(msg)
-        return self._set(lag=duration)
-
-    def with_late_tuple_stream(self, stream_id: str) -> Self:
-        """Emit late tuples on ``stream_id`` (field ``late_tuple``) instead of logging them."""
-        require_type("with_late_tuple_stream", "stream_id", stream_id, str)
-        if not stream_id:
-            msg = "with_late_tuple_stream: `stream_id` must not be empty"
-            raise ValueError(msg)
-        return self._set(late_tuple_stream=stream_id)
-
-    def with_watermark_interval(self, interval: Duration) -> Self:
-        """How often (processing time) the watermark is computed and emitted; 1 s by default."""
-        require_type("with_watermark_interval", "interval", interval, Duration)
-        require_positive("with_watermark_interval", "interval", interval)
-        return self._set(watermark_interval=interval)
+        return cfg.timestamp_field or cfg.timestamp_extractor
 
     # Output ---------------------------------------------------------------------------------
     def output_streams(self, component: str = "") -> dict[str, Fields]:

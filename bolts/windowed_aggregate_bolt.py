@@ -23,6 +23,7 @@ from typing import Any, Self
 from bolts.aggregate_spec import OUTPUT_FIELDS, TIMESTAMP_COMBINERS, AggregateSpec
 from bolts.base_bolt import BaseBolt
 from bolts.collector import OutputFieldsDeclarer
+from bolts.event_time_options import EventTimeOptions
 from bolts.task import BoltTask
 from bolts.tuples import Fields
 from bolts.window_config import LATE_TUPLE_FIELD, require_type
@@ -34,7 +35,7 @@ from windowing.trigger_base import Trigger, require_trigger
 _AGGREGATOR_METHODS = ("create", "add", "merge", "extract")
 
 
-class WindowedAggregateBolt(BaseBolt):
+class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
     """Aggregates tuples per window (and per key when ``key_fields`` is given) and emits panes.
 
     Keyed: state, triggers and panes are per key and window. Not keyed: per
@@ -115,53 +116,15 @@ class WindowedAggregateBolt(BaseBolt):
         """Skip a pane whose value equals the window's last emitted value (the window keeps its data)."""
         return self._set(fire_only_updated=True)
 
-    # Event time ---------------------------------------------------------------------------------
-    def with_timestamp_field(self, field_name: str) -> Self:
-        """Use the tuple field ``field_name`` (int milliseconds) as the event time."""
-        require_type("with_timestamp_field", "field_name", field_name, str)
-        if not field_name:
-            msg = "with_timestamp_field: `field_name` must not be empty"
-            raise ValueError(msg)
-        self._refuse_second_timestamp("with_timestamp_field", field_name)
-        return self._set(timestamp_field=field_name)
+    # Event time: with_timestamp_field, with_timestamp_extractor, with_lag, with_watermark_interval and
+    # with_late_tuple_stream come from EventTimeOptions.
+    def _set_option(self, setting: str, value: Any) -> Self:
+        if setting in ("lag", "watermark_interval"):  # the spec keeps milliseconds
+            return self._set(**{f"{setting}_ms": value.value})
+        return self._set(**{setting: value})
 
-    def with_timestamp_extractor(self, extractor: Any) -> Self:
-        """Use ``extractor(tuple) -> int`` (milliseconds) as the event time."""
-        if not callable(extractor):
-            msg = f"with_timestamp_extractor: `extractor` must be callable; got {extractor!r} instead"
-            raise TypeError(msg)
-        self._refuse_second_timestamp("with_timestamp_extractor", extractor)
-        return self._set(timestamp_extractor=extractor)
-
-    def _refuse_second_timestamp(self, method: str, value: object) -> None:
-        current = self._spec.timestamp_field or self._spec.timestamp_extractor
-        if current is not None:
-            msg = f"{method}: the bolt already takes its timestamp from {current!r}; got {value!r} too"
-            raise ValueError(msg)
-
-    def with_lag(self, duration: Duration) -> Self:
-        """How far behind the latest timestamp the bolt's own watermark trails (0 unless set)."""
-        require_type("with_lag", "duration", duration, Duration)
-        if duration.value < 0:
-            msg = f"with_lag: `duration` must not be negative; got {duration!r} instead"
-            raise ValueError(msg)
-        return self._set(lag_ms=duration.value)
-
-    def with_watermark_interval(self, interval: Duration) -> Self:
-        """How often (processing time) the bolt computes its own watermark; 1 s unless set."""
-        require_type("with_watermark_interval", "interval", interval, Duration)
-        if interval.value <= 0:
-            msg = f"with_watermark_interval: `interval` must be positive; got {interval!r} instead"
-            raise ValueError(msg)
-        return self._set(watermark_interval_ms=interval.value)
-
-    def with_late_tuple_stream(self, stream_id: str) -> Self:
-        """Send tuples beyond the lateness horizon to ``stream_id`` (field ``late_tuple``) instead of dropping them."""
-        require_type("with_late_tuple_stream", "stream_id", stream_id, str)
-        if not stream_id:
-            msg = "with_late_tuple_stream: `stream_id` must not be empty"
-            raise ValueError(msg)
-        return self._set(late_tuple_stream=stream_id)
+    def _timestamp_source(self) -> object | None:
+        return self._spec.timestamp_field or self._spec.timestamp_extractor
 
     # Build --------------------------------------------------------------------------------------
     def build_spec(self, component: str = "") -> AggregateSpec:

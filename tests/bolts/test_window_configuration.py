@@ -39,7 +39,7 @@ class Bolt(BaseWindowedBolt):
         (lambda b: b.with_timestamp_field(""), ValueError, "with_timestamp_field: `field_name` must not be empty"),
         (lambda b: b.with_timestamp_field(3), TypeError, "with_timestamp_field: `field_name` must be a str"),
         (lambda b: b.with_timestamp_field("ts").with_timestamp_field("t2"), ValueError,
-         "with_timestamp_field: the window already takes its timestamp from 'ts'; got 't2' too"),
+         "with_timestamp_field: the bolt already takes its timestamp from 'ts'; got 't2' too"),
         (lambda b: b.with_timestamp_extractor("ts"), TypeError,
          "with_timestamp_extractor: `extractor` must be callable; got 'ts' instead"),
         (lambda b: b.with_late_tuple_stream(""), ValueError, "with_late_tuple_stream: `stream_id` must not be empty"),

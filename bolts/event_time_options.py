@@ -1,0 +1,73 @@
+"""The event-time settings shared by Storm-style windowed bolts and aggregate bolts, checked one way."""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+from bolts.window_config import TimestampExtractor, require_positive, require_type
+from windowing import Duration
+
+
+class EventTimeOptions:
+    """The event-time ``with_*`` methods of every bolt that has event time.
+
+    ``with_timestamp_field``, ``with_timestamp_extractor``, ``with_lag``,
+    ``with_watermark_interval`` and ``with_late_tuple_stream``: each checks its
+    argument at once (``TypeError`` for a wrong type, ``ValueError`` for a bad
+    value, naming the method and the value) and returns the bolt. A
+    subclass records a setting in its own configuration with :meth:`_set_option`
+    and says where the timestamp comes from now with :meth:`_timestamp_source`.
+    """
+
+    def _set_option(self, setting: str, value: Any) -> Self:
+        """Record ``setting`` (``timestamp_field``, ``timestamp_extractor``, ``lag``, ...) and return the bolt."""
+        raise TypeError(f"{type(self).__name__} must define _set_option")  # noqa: EM102 - a programming error
+
+    def _timestamp_source(self) -> object | None:
+        """The timestamp field or extractor already set, if any."""
+        raise TypeError(f"{type(self).__name__} must define _timestamp_source")  # noqa: EM102
+
+    def with_timestamp_field(self, field_name: str) -> Self:
+        """Use the tuple field ``field_name`` (milliseconds, an int) as the event time."""
+        require_type("with_timestamp_field", "field_name", field_name, str)
+        if not field_name:
+            msg = "with_timestamp_field: `field_name` must not be empty"
+            raise ValueError(msg)
+        self._refuse_second_timestamp("with_timestamp_field", field_name)
+        return self._set_option("timestamp_field", field_name)
+
+    def with_timestamp_extractor(self, extractor: TimestampExtractor) -> Self:
+        """Use ``extractor(tuple) -> int`` (milliseconds) as the event time."""
+        if not callable(extractor):
+            msg = f"with_timestamp_extractor: `extractor` must be callable; got {extractor!r} instead"
+            raise TypeError(msg)
+        self._refuse_second_timestamp("with_timestamp_extractor", extractor)
+        return self._set_option("timestamp_extractor", extractor)
+
+    def _refuse_second_timestamp(self, method: str, value: object) -> None:
+        current = self._timestamp_source()
+        if current is not None:
+            msg = f"{method}: the bolt already takes its timestamp from {current!r}; got {value!r} too"
+            raise ValueError(msg)
+
+    def with_lag(self, duration: Duration) -> Self:
+        """How far out of order tuple timestamps may be; the watermark trails the latest by this much."""
+        require_type("with_lag", "duration", duration, Duration)
+        if duration.value < 0:
+            msg = f"with_lag: `duration` must not be negative; got {duration!r} instead"
+            raise ValueError(msg)
+        return self._set_option("lag", duration)
+
+    def with_watermark_interval(self, interval: Duration) -> Self:
+        """How often (processing time) the watermark is computed and emitted; 1 s by default."""
+        require_type("with_watermark_interval", "interval", interval, Duration)
+        require_positive("with_watermark_interval", "interval", interval)
+        return self._set_option("watermark_interval", interval)
+
+    def with_late_tuple_stream(self, stream_id: str) -> Self:
+        """Emit late tuples on ``stream_id`` (one field, ``late_tuple``) instead of logging or dropping them."""
+        require_type("with_late_tuple_stream", "stream_id", stream_id, str)
+        if not stream_id:
+            msg = "with_late_tuple_stream: `stream_id` must not be empty"
+            raise ValueError(msg)
+        return self._set_option("late_tuple_stream", stream_id)
