@@ -215,6 +215,14 @@ class SparkRunner:
             raise TypeError(msg)
         for bid, spec in topology.bolts.items():
             namespace_name(name, bid, spec.parallelism - 1)
+            # A bolt with its own task type (WindowedAggregateBolt, WindowedJoinBolt) keeps its windows in
+            # the task's memory; distributed mode rebuilds tasks from the store, which would lose them.
+            if self.mode == "distributed" and callable(getattr(spec.bolt, "create_task", None)):
+                msg = (
+                    f"submit: bolt {bid!r} ({type(spec.bolt).__name__}) keeps its windows in its task's memory "
+                    "and cannot run in distributed mode yet; use mode='driver'"
+                )
+                raise ValueError(msg)
         if available_now:
             unbounded = [sid for sid, s in topology.spouts.items() if not s.spout.supports_available_now]
             if unbounded:
