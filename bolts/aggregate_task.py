@@ -54,12 +54,10 @@ class AggregateTask(BoltTask):
         parallelism: int = 1,
         **_: Any,
     ) -> None:
-        self.bolt = bolt
-        self.component = component
-        self.task_index = task_index
-        self.parallelism = parallelism
+        super().__init__(
+            bolt, component=component, input_streams=input_streams, task_index=task_index, parallelism=parallelism
+        )
         self.spec = bolt.build_spec(component)
-        self.input_streams = frozenset(input_streams)
         self.output_streams = bolt.output_streams(component)
         self.clock = ManualClock(start_time_ms)
         self.timers = PeriodicTimers(self.clock)

@@ -21,9 +21,17 @@ from bolts.tuples import Fields, Tuple
 class BoltTask(ABC):
     """The driver-facing side of one bolt task."""
 
-    component: str
-    task_index: int
     late_tuples: int = 0
+
+    def __init__(
+        self, bolt: Any, *, component: str, input_streams: Iterable[tuple[str, str]], task_index: int, parallelism: int
+    ) -> None:
+        """Record which bolt this task runs and where it sits in the topology."""
+        self.bolt = bolt
+        self.component = component
+        self.input_streams = frozenset(input_streams)
+        self.task_index = task_index
+        self.parallelism = parallelism
 
     @abstractmethod
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
@@ -72,11 +80,9 @@ class PlainBoltTask(BoltTask):
         task_index: int = 0,
         parallelism: int = 1,
     ) -> None:
-        self.bolt = bolt
-        self.component = component
-        self.task_index = task_index
-        self.parallelism = parallelism
-        self.input_streams = frozenset(input_streams)
+        super().__init__(
+            bolt, component=component, input_streams=input_streams, task_index=task_index, parallelism=parallelism
+        )
         self.output_streams: dict[str, Fields] = bolt.output_streams(component)
         self.now = start_time_ms
         self._watermark: int | None = None

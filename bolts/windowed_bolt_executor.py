@@ -74,14 +74,12 @@ class WindowedBoltExecutor(BoltTask):
         parallelism: int = 1,
         observer: WindowObserver | None = None,
     ) -> None:
-        self.bolt = bolt
-        self.component = component
+        super().__init__(
+            bolt, component=component, input_streams=input_streams, task_index=task_index, parallelism=parallelism
+        )
         self.config = bolt.window_config
         self.config.validate(component)
-        self.input_streams = frozenset(input_streams)
         self.output_streams = bolt.output_streams(component)
-        self.task_index = task_index
-        self.parallelism = parallelism
         self.observer = observer
         self.clock = ManualClock(start_time_ms)
         self.timers = PeriodicTimers(self.clock)
