@@ -11,6 +11,11 @@ Time is injected: processing time moves only with :meth:`advance_to`; the
 bolt's own watermark is recomputed every watermark interval of it, and
 processing-time triggers fire at their exact instants on the way. The whole
 state is plain data: :meth:`snapshot` and :meth:`restore` (deterministic).
+
+With a ``store`` (a namespace of a state backend), the task resumes from the
+store's last commit when prepared and :meth:`commit` writes what changed since
+the previous commit (see :mod:`bolts.aggregate_store`), atomically with the
+batch id, as the Spark executor does after every batch.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 from bolts.aggregate_firing import PaneEmitter
+from bolts.aggregate_store import load, state_writes
 from bolts.aggregate_window_state import WindowState
 from bolts.aggregate_windows import WindowId, WindowTable
 from bolts.collector import EmitSink, OutputCollector
@@ -34,6 +40,7 @@ from windowing.clock import ManualClock, PeriodicTimers
 from windowing.trigger_context import TriggerContext
 
 if TYPE_CHECKING:
+    from bolts.stateful_windowed_bolt_executor import WindowStore
     from bolts.windowed_aggregate_bolt import WindowedAggregateBolt
 
 log = logging.getLogger("squall.bolts")
@@ -52,6 +59,7 @@ class AggregateTask(BoltTask):
         start_time_ms: int = 0,
         task_index: int = 0,
         parallelism: int = 1,
+        store: WindowStore | None = None,
         **_: Any,
     ) -> None:
         super().__init__(
@@ -69,6 +77,7 @@ class AggregateTask(BoltTask):
         self.late_tuples = 0
         self.closed_window_drops = 0
         self.collector: OutputCollector | None = None
+        self.store = store
         self._read_ts = self._timestamp_reader()
 
     # Life cycle ---------------------------------------------------------------------------------
@@ -80,6 +89,12 @@ class AggregateTask(BoltTask):
         )
         self.bolt.prepare({**conf, **self.bolt.get_component_configuration()}, context, self.collector)
         self.timers.every(self.spec.watermark_interval_ms, self._on_watermark_timer)
+        if self.store is not None:
+            self.table.track_changes()
+            saved = load(self.store)
+            if saved is not None:
+                self._restore_system(saved.system)
+                self._restore_table(saved.windows, saved.buckets, saved.system["seq"])
 
     def close(self) -> None:
         """End of input: the watermark goes to the end of time, every window fires and is collected."""
@@ -114,6 +129,7 @@ class AggregateTask(BoltTask):
         ws.on_time_data = ws.on_time_data or self._watermark < ws.window.end
         ws.note_timestamp(ts)
         self.dirty[ws.wid] = None
+        self.table.touch(ws)
 
     def _late(self, tup: Tuple, ts: int) -> None:
         self.late_tuples += 1
@@ -132,6 +148,7 @@ class AggregateTask(BoltTask):
                 self._consult(ws)
 
     def _consult(self, ws: WindowState) -> None:
+        self.table.touch(ws)
         expiring = self.table.expired(ws.window, self._watermark) or self._watermark >= END_OF_TIME
         self.emitter.consult(ws, watermark=self._watermark, now=self.clock.now(), expiring=expiring)
         if expiring:
@@ -199,9 +216,9 @@ class AggregateTask(BoltTask):
             raise RuntimeError(msg)
         self.collector.emit(values, DEFAULT_STREAM)
 
-    # Snapshot -----------------------------------------------------------------------------------
-    def snapshot(self) -> dict[str, Any]:
-        """The whole task state as plain, msgpack-able data (deterministic for the same history)."""
+    # Snapshot and commit -------------------------------------------------------------------------
+    def _system(self) -> dict[str, Any]:
+        """Everything but the windows and buckets, as plain data."""
         return {
             "version": SNAPSHOT_VERSION,
             "now": self.clock.now(),
@@ -211,13 +228,23 @@ class AggregateTask(BoltTask):
             "late_tuples": self.late_tuples,
             "closed_window_drops": self.closed_window_drops,
             "seq": self.table.seq,
+            "dirty": [[list(k), s, e] for k, s, e in self.dirty],
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole task state as plain, msgpack-able data (deterministic for the same history)."""
+        return {
+            **self._system(),
             "windows": [ws.to_data() for ws in self.table.windows.values()],
             "buckets": self.table.saved_buckets(),
-            "dirty": [[list(k), s, e] for k, s, e in self.dirty],
         }
 
     def restore(self, state: dict[str, Any]) -> None:
         """Resume from :meth:`snapshot` (after :meth:`prepare`, which registers the timer this restores)."""
+        self._restore_system(state)
+        self._restore_table([WindowState.from_data(w) for w in state["windows"]], state["buckets"], state["seq"])
+
+    def _restore_system(self, state: dict[str, Any]) -> None:
         if state.get("version") != SNAPSHOT_VERSION:
             msg = f"AggregateTask.restore: snapshot version {state.get('version')!r}, expected {SNAPSHOT_VERSION}"
             raise ValueError(msg)
@@ -227,9 +254,32 @@ class AggregateTask(BoltTask):
         self.marks.restore(state["marks"])
         self.late_tuples = state["late_tuples"]
         self.closed_window_drops = state["closed_window_drops"]
-        self.table = WindowTable(self.spec)
-        self.table.restore([WindowState.from_data(w) for w in state["windows"]], state["buckets"], state["seq"])
         self.dirty = {(tuple(k), s, e): None for k, s, e in state["dirty"]}
+
+    def _restore_table(self, windows: list[WindowState], buckets: list[list[Any]], seq: int) -> None:
+        tracking = self.table.changes is not None
+        self.table = WindowTable(self.spec)
+        self.table.restore(windows, buckets, seq)
+        if tracking:
+            self.table.track_changes()
+
+    def commit(self, batch_id: int) -> bool:
+        """Write what changed since the last commit to the store, atomically with ``batch_id``.
+
+        Returns False when the store had already committed ``batch_id`` (a replay;
+        nothing is written). On a store error the exception propagates and the
+        committed state is unchanged; the task must then be rebuilt from the store.
+        """
+        if self.store is None or self.table.changes is None:
+            msg = (
+                f"{self.component}: commit needs a state store: pass state=... (for example 'memory://') to "
+                "the harness or the runner, and call prepare() first"
+            )
+            raise TypeError(msg)
+        puts, deletes = state_writes(self._system(), self.table.changes, self.table)
+        applied = self.store.commit(batch_id, puts, deletes)
+        self.table.take_changes()
+        return applied
 
     # Timestamps ---------------------------------------------------------------------------------
     def _timestamp_reader(self) -> Callable[[Tuple], int]:

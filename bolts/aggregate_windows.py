@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from bolts.aggregate_spec import AggregateSpec
 from bolts.aggregate_window_state import Key, WindowState, merge_spans
+from bolts.value_codec import pack_value
 from windowing.assigners import Sessions, TimeDifferenceWindows, Window
 from windowing.panes import PaneHistory
 from windowing.trigger_context import TriggerContext
@@ -32,6 +34,28 @@ class WindowTable:
         self.times: dict[Key, list[int]] = {}  # time-difference windows: sorted distinct record times per key
         self.buckets: dict[Key, list[list[Any]]] = {}  # ... and their [accumulator, tuple count]
         self.seq = 0
+        self.changes: TableChanges | None = None
+
+    def track_changes(self) -> None:
+        """Record from now on which windows and buckets change, for incremental commits (:meth:`take_changes`)."""
+        self.changes = TableChanges()
+
+    def take_changes(self) -> TableChanges:
+        """What changed since the last call (or since :meth:`track_changes`), and start afresh."""
+        if self.changes is None:
+            msg = "WindowTable.take_changes: call track_changes() first"
+            raise RuntimeError(msg)
+        changes, self.changes = self.changes, TableChanges()
+        return changes
+
+    def touch(self, ws: WindowState) -> None:
+        """Note that ``ws`` changed (when tracking changes)."""
+        if self.changes is not None:
+            self.changes.windows[ws.seq] = ws
+
+    def _touch_buckets(self, key: Key) -> None:
+        if self.changes is not None:
+            self.changes.bucket_keys[key] = None
 
     # Windows ------------------------------------------------------------------------------------
     def expired(self, window: Window, watermark: int) -> bool:
@@ -43,6 +67,9 @@ class WindowTable:
         ws = WindowState(key, window, self.spec.aggregator.create(), self.seq)
         self.seq += 1
         self._index(ws)
+        if self.changes is not None:
+            self.changes.windows[ws.seq] = ws
+            self.changes.created.add(ws.seq)
         return ws
 
     def _index(self, ws: WindowState) -> None:
@@ -54,6 +81,8 @@ class WindowTable:
     def delete(self, ws: WindowState) -> None:
         """Forget a window."""
         del self.windows[ws.wid]
+        if self.changes is not None:
+            self.changes.forget(ws.seq)
         mine = self.by_key[ws.key]
         del mine[ws.window]
         if not mine:
@@ -74,8 +103,9 @@ class WindowTable:
         self.seq = seq
 
     def saved_buckets(self) -> list[list[Any]]:
-        """The time-difference buckets as plain data."""
-        return [[list(k), list(self.times[k]), self.buckets[k]] for k in self.times]
+        """The time-difference buckets as plain data, in the order of their encoded keys (as a store scans them)."""
+        keys = sorted(self.times, key=lambda k: pack_value(list(k)))
+        return [[list(k), list(self.times[k]), self.buckets[k]] for k in keys]
 
     # Placing a tuple ----------------------------------------------------------------------------
     def place(self, key: Key, ts: int, tup: Any, watermark: int, now: int) -> list[WindowState]:
@@ -140,19 +170,22 @@ class WindowTable:
     # KIP-450 windows ----------------------------------------------------------------------------
     def _time_difference(self, key: Key, ts: int, tup: Any, watermark: int, now: int) -> list[WindowState]:
         assigner: TimeDifferenceWindows = self.spec.time_difference  # type: ignore[assignment]
-        times = self.times.setdefault(key, [])
-        buckets = self.buckets.setdefault(key, [])
+        times = self.times.get(key, [])
+        buckets = self.buckets.get(key, [])
         mine = self.by_key.get(key, {})
         for w in assigner.windows_to_create(ts, times):
             if w not in mine and not self.expired(w, watermark):
                 self._seed(key, w, watermark, now)
                 mine = self.by_key[key]
         if ts + assigner.difference_ms + 1 + self.spec.allowed_lateness_ms > watermark:
+            if key not in self.times:  # a key gets buckets only once one of its records is kept
+                self.times[key], self.buckets[key] = times, buckets
             i = bisect_left(times, ts)
             if i == len(times) or times[i] != ts:
                 times.insert(i, ts)
                 buckets.insert(i, [self.spec.aggregator.create(), 0])
             buckets[i] = [self.spec.add(buckets[i][0], tup), buckets[i][1] + 1]
+            self._touch_buckets(key)
         low, high = assigner.start_range(ts)
         starts = self.starts.get(key, [])
         chosen = starts[bisect_left(starts, low) : bisect_right(starts, high)]
@@ -160,7 +193,7 @@ class WindowTable:
 
     def _seed(self, key: Key, window: Window, watermark: int, now: int) -> None:
         """Create a time-difference window from the partial aggregates of the records already in it."""
-        times, buckets = self.times[key], self.buckets[key]
+        times, buckets = self.times.get(key, []), self.buckets.get(key, [])
         lo, hi = bisect_left(times, window.start), bisect_left(times, window.end)
         ws = self.create(key, window)
         if lo == hi:
@@ -184,8 +217,31 @@ class WindowTable:
             cut = bisect_right(times, horizon)
             if cut:
                 del times[:cut], self.buckets[key][:cut]
+                self._touch_buckets(key)
             if not times:
                 del self.times[key], self.buckets[key]
+
+
+@dataclass
+class TableChanges:
+    """Windows changed (by creation number) and deleted, and keys whose time-difference buckets changed.
+
+    A window created and deleted between two commits appears in neither set, so
+    it is never written.
+    """
+
+    windows: dict[int, WindowState] = field(default_factory=dict)
+    deleted: set[int] = field(default_factory=set)
+    created: set[int] = field(default_factory=set)
+    bucket_keys: dict[Key, None] = field(default_factory=dict)
+
+    def forget(self, seq: int) -> None:
+        """Window ``seq`` was deleted."""
+        self.windows.pop(seq, None)
+        if seq in self.created:
+            self.created.discard(seq)
+        else:
+            self.deleted.add(seq)
 
 
 def _inherited(tup: Any) -> Window:

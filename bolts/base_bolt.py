@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from bolts.collector import OutputCollector, OutputFieldsDeclarer
 from bolts.context import TopologyContext
@@ -15,6 +15,10 @@ class BaseBolt:
     Override ``execute(tuple)`` and ``declare_output_fields(declarer)``; keep the
     collector from ``prepare`` to emit. ``cleanup`` runs when the topology stops.
     """
+
+    #: Whether the bolt's tasks keep their state in a state backend, committed with every batch, wherever
+    #: they run (stateful windowed bolts, windowed aggregations and joins).
+    stores_task_state: ClassVar[bool] = False
 
     def prepare(self, conf: dict[str, Any], context: TopologyContext, collector: OutputCollector) -> None:
         """Called once per task before any tuple; the default keeps the collector as ``self.collector``."""

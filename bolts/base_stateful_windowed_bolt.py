@@ -27,6 +27,8 @@ class BaseStatefulWindowedBolt(BaseWindowedBolt):
       what changed; the source need not replay anything but the uncommitted batch.
     """
 
+    stores_task_state = True
+
     def init_state(self, state: Any) -> None:
         """Receive the user state (``KeyValueState``); the default keeps it as ``self.state``."""
         self.state = state

@@ -136,9 +136,11 @@ def make_task(
     """Build the task that runs ``bolt``: its own ``create_task``, a windowed executor, or a plain task.
 
     ``observer`` sees each window a windowed task activates, before the bolt does.
-    ``store`` is the task's namespace in the state backend; stateful bolts need
-    one. With ``persist_windows`` (and a store), plain windowed bolts persist their
-    windows too and resume from the store when prepared (distributed mode).
+    ``store`` is the task's namespace in the state backend; stateful windowed
+    bolts need one, and a bolt with its own ``create_task`` receives it (a
+    windowed aggregation keeps its windows in memory without one). With
+    ``persist_windows`` (and a store), plain windowed bolts persist their windows
+    too and resume from the store when prepared (distributed mode).
     """
     from bolts.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
     from bolts.base_windowed_bolt import BaseWindowedBolt
@@ -154,7 +156,7 @@ def make_task(
     }
     create = getattr(bolt, "create_task", None)
     if callable(create):
-        return create(observer=observer, **kwargs)  # type: ignore[no-any-return]
+        return create(observer=observer, store=store, **kwargs)  # type: ignore[no-any-return]
     if isinstance(bolt, BaseStatefulWindowedBolt):
         if store is None:
             msg = (

@@ -24,7 +24,7 @@ import struct
 from typing import Any
 
 from bolts.tuples import Fields, Tuple
-from state_backends.serialization import decode, encode
+from bolts.value_codec import pack_value, unpack_value
 from windowing import Event
 
 META_KEY = b"meta"
@@ -36,8 +36,8 @@ PAGE_TABLE_PREFIX = b"t/"
 LOOSE_PREFIX = b"x/"
 
 
-pack = encode
-unpack = decode
+pack = pack_value
+unpack = unpack_value
 
 
 def seq_key(prefix: bytes, seq: int) -> bytes:

@@ -45,7 +45,13 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
     aggregator's ``retract``. Event time comes from ``with_timestamp_field`` or
     ``with_timestamp_extractor``; without either, a tuple's time is its ingress
     (processing) time.
+
+    Its tasks keep their windows in the state backend (committed with every
+    batch, resumed after a failure); in ``BoltHarness`` without ``state`` they
+    keep them in memory.
     """
+
+    stores_task_state = True
 
     def __init__(self, aggregator: Any, key_fields: Fields | tuple[str, ...] | list[str] | None = None) -> None:
         missing = [m for m in _AGGREGATOR_METHODS if not callable(getattr(aggregator, m, None))]
@@ -156,4 +162,5 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
         from bolts.aggregate_task import AggregateTask
 
         kwargs.pop("observer", None)
+        kwargs.pop("persist_windows", None)
         return AggregateTask(self, **kwargs)

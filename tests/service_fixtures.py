@@ -13,10 +13,13 @@ import shutil
 import socket
 import subprocess
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from state_backends import Namespace, StateBackend, open_backend
 
 REPO = Path(__file__).resolve().parent.parent
 HBASE_SH = REPO / "scripts" / "hbase.sh"
@@ -102,3 +105,23 @@ def hbase_url() -> Iterator[str]:
         yield f"hbase://127.0.0.1:{port}/squalltest"
     finally:
         subprocess.run(["bash", str(HBASE_SH), "stop", str(port)], capture_output=True, timeout=120, check=False)
+
+
+STORE_BACKENDS = [
+    pytest.param("memory", id="memory"),
+    pytest.param("redis", id="redis", marks=pytest.mark.redis),
+    pytest.param("hbase", id="hbase", marks=pytest.mark.hbase),
+]
+
+
+@pytest.fixture(params=STORE_BACKENDS)
+def backend(request: pytest.FixtureRequest) -> Iterator[StateBackend]:
+    """A state backend of each kind in turn (memory, the run's Redis, the run's HBase); use fresh namespaces."""
+    url = "memory://" if request.param == "memory" else request.getfixturevalue(f"{request.param}_url")
+    with open_backend(url) as opened:
+        yield opened
+
+
+def fresh_namespace(backend: StateBackend) -> Namespace:
+    """A namespace no other test uses."""
+    return backend.namespace(f"t-{uuid.uuid4().hex[:12]}")

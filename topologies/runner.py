@@ -120,8 +120,9 @@ class SparkRunner:
     run there) or ``"distributed"`` (each bolt task runs on Spark's executors,
     resuming from and committing to the state store every batch).
     ``state``: the state backend URL (``memory://``, ``redis://host:6379/0``,
-    ``hbase://host:9090/ns``), opened once, at construction; stateful bolts'
-    tasks (in distributed mode, every windowed bolt's tasks) keep their state
+    ``hbase://host:9090/ns``), opened once, at construction; the tasks of
+    stateful windowed bolts and windowed aggregations (in distributed mode, of
+    every windowed bolt) keep their state
     there under ``<name>/<component>/<task>``. ``memory://`` is refused in
     distributed mode (executors do not share the driver's memory).
     ``checkpoint_location``: a local directory; Spark's checkpoint goes to
@@ -215,14 +216,6 @@ class SparkRunner:
             raise TypeError(msg)
         for bid, spec in topology.bolts.items():
             namespace_name(name, bid, spec.parallelism - 1)
-            # A bolt with its own task type (WindowedAggregateBolt, WindowedJoinBolt) keeps its windows in
-            # the task's memory; distributed mode rebuilds tasks from the store, which would lose them.
-            if self.mode == "distributed" and callable(getattr(spec.bolt, "create_task", None)):
-                msg = (
-                    f"submit: bolt {bid!r} ({type(spec.bolt).__name__}) keeps its windows in its task's memory "
-                    "and cannot run in distributed mode yet; use mode='driver'"
-                )
-                raise ValueError(msg)
         if available_now:
             unbounded = [sid for sid, s in topology.spouts.items() if not s.spout.supports_available_now]
             if unbounded:

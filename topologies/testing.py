@@ -19,7 +19,6 @@ from bolts import (
     BaseBolt,
     BoltTask,
     Fields,
-    StatefulWindowedBoltExecutor,
     Tuple,
     WindowedBoltExecutor,
     WindowStore,
@@ -67,7 +66,8 @@ class BoltHarness:
     (``(stream, values)`` in emission order, the late-tuple stream included) and
     ``late`` (the late input tuples, in arrival order).
 
-    A stateful windowed bolt needs ``state``: a backend URL (``"memory://"``,
+    A stateful windowed bolt needs ``state`` (a windowed aggregation takes one
+    too, and keeps its windows in memory without it): a backend URL (``"memory://"``,
     ``"redis://..."``, ``"hbase://..."``; the task gets the namespace
     ``harness/<component>/0``) or a namespace object. :meth:`commit` then commits
     like the Spark executor after a batch, and :meth:`restart` simulates a crash
@@ -149,14 +149,18 @@ class BoltHarness:
         self.bolt = copy.deepcopy(self._template)
         self.task = self._build(self.bolt, c.now)
         task = self._stateful_task("restart")
-        if task.recovering:
+        if getattr(task, "recovering", False):
             for tup in replay:
                 task.execute(tup)
             task.end_batch()
 
-    def _stateful_task(self, method: str) -> StatefulWindowedBoltExecutor:
-        if not isinstance(self.task, StatefulWindowedBoltExecutor):
-            msg = f"BoltHarness.{method}: only stateful windowed bolts (BaseStatefulWindowedBolt) commit state"
+    def _stateful_task(self, method: str) -> Any:
+        if self.state is None or not callable(getattr(self.task, "commit", None)):
+            msg = (
+                f"BoltHarness.{method}: only a bolt whose task keeps its state in a store commits: a stateful "
+                "windowed bolt (BaseStatefulWindowedBolt) or a WindowedAggregateBolt/WindowedJoinBolt built with "
+                "BoltHarness(..., state='memory://' or another backend URL)"
+            )
             raise TypeError(msg)
         return self.task
 

@@ -2,34 +2,15 @@
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bolts import BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, Tuple, make_task
 from state_backends import open_backend
+from tests.service_fixtures import fresh_namespace as fresh
 from topologies.testing import BoltHarness
 from windowing import Count, Duration
-
-BACKENDS = [
-    pytest.param("memory", id="memory"),
-    pytest.param("redis", id="redis", marks=pytest.mark.redis),
-    pytest.param("hbase", id="hbase", marks=pytest.mark.hbase),
-]
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request):
-    """Each real backend once per test; tests take fresh namespaces from it."""
-    url = "memory://" if request.param == "memory" else request.getfixturevalue(f"{request.param}_url")
-    with open_backend(url) as opened:
-        yield opened
-
-
-def fresh(backend):
-    return backend.namespace(f"t-{uuid.uuid4().hex[:12]}")
 
 
 class RunningTotal(BaseStatefulWindowedBolt):

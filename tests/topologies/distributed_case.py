@@ -1,13 +1,14 @@
-"""The topology the driver-vs-distributed tests run: windowed, stateful and plain bolts, every grouping, a chain."""
+"""The topology the driver-vs-distributed tests run: windowed, stateful, aggregate and plain bolts, and chains."""
 
 from __future__ import annotations
 
-from bolts import BaseBolt, BaseStatefulWindowedBolt, Fields
+from bolts import BaseBolt, BaseStatefulWindowedBolt, Fields, WindowedAggregateBolt
+from tests.topologies.cases import retracting_sums
 from tests.topologies.helpers import LateValues, Record
 from topologies import TopologyBuilder
 from topologies.executor.batch_log import to_json
 from topologies.spouts.base import Spout
-from windowing import Count, Duration
+from windowing import AccumulationMode, Count, Duration, aggregators
 
 
 class RunningTotal(BaseStatefulWindowedBolt):
@@ -43,6 +44,12 @@ def build(spout: Spout, small: bool = False):
     b.set_bolt("sum", SumOf(), 2).shuffle_grouping("ev_sliding")
     b.set_bolt("total", RunningTotal().with_tumbling_window(Count(3)).with_persistence(), 2) \
         .fields_grouping("events", Fields("key"))
+    # Panes with retractions travel to a downstream aggregation that keeps their windows and takes the
+    # aggregation's watermark.
+    b.set_bolt("agg", retracting_sums(), 2).fields_grouping("events", Fields("key"))
+    b.set_bolt("agg_total", WindowedAggregateBolt(aggregators.sum("value")).with_timestamp_field("timestamp")
+               .with_accumulation_mode(AccumulationMode.ACCUMULATING).with_allowed_lateness(Duration.seconds(1))) \
+        .global_grouping("agg")
     if small:
         return b.create_topology()
     b.set_bolt("pt_count", Record().with_window(Count(5), Count(2)), 2).shuffle_grouping("events")

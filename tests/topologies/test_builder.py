@@ -112,19 +112,3 @@ def test_runner_checks_its_settings(tmp_path):
         runner.submit("t", b.create_topology(), available_now=True)
     with pytest.raises(ValueError, match="submit: `name` must be letters"):
         runner.submit("a b", b.create_topology())
-
-
-@pytest.mark.redis
-def test_distributed_mode_refuses_bolts_that_keep_windows_in_task_memory(tmp_path, redis_url):
-    from bolts import WindowedAggregateBolt
-    from windowing import FixedWindows, aggregators
-
-    builder = TopologyBuilder()
-    builder.set_spout("events", FileSpout(str(tmp_path), "json", ("key", "ts", "value")))
-    agg = WindowedAggregateBolt(aggregators.sum("value"), key_fields=("key",)).with_windows(
-        FixedWindows(Duration.seconds(10))).with_timestamp_field("ts")
-    builder.set_bolt("agg", agg).fields_grouping("events", Fields("key"))
-    runner = SparkRunner(None, mode="distributed", state=redis_url, checkpoint_location=tmp_path / "ck")
-    with pytest.raises(ValueError, match=r"submit: bolt 'agg' \(WindowedAggregateBolt\) keeps its windows in its "
-                                         r"task's memory and cannot run in distributed mode yet; use mode='driver'"):
-        runner.submit("agg", builder.create_topology())

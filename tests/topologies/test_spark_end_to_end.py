@@ -22,6 +22,10 @@ def test_groupings_and_windows_match_the_harness(spark, tmp_path):
     assert handle.progress.batches == len(batches)
     for name, (n, expected) in cases.expected(batches).items():
         assert actual_outputs(outputs, name, n) == expected, name
+    panes = [o.values for o in outputs if o.component == "agg_fixed"]
+    assert {p[5].timing for p in panes} == {"EARLY", "ON_TIME", "LATE"}
+    assert any(p[6] for p in panes)  # retractions
+    assert any(o.component == "agg_sessions" and o.stream == "agg_late" for o in outputs)
     written = sorted(p.name for p in (tmp_path / "out" / "e2e").iterdir())
     assert written == [f"batch-{b:012d}.jsonl" for b in range(len(batches))] + ["final.jsonl"]
     assert handle.progress.late_tuples > 0

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bolts import BaseStatefulWindowedBolt, BoltTask, Tuple
+from bolts import BoltTask, Tuple
 from topologies.executor.stored import BackendStores, TaskStore, run_stored
 from topologies.executor.tasks import EmitBuffer, build_task, lowest_watermark, run_task, takes_watermarks
 from topologies.executor.wire import Emission
@@ -116,9 +116,7 @@ class TopologyRuntime:
 
     def _slot(self, bid: str, index: int) -> TaskSlot:
         spec = self.topology.bolts[bid]
-        store = None
-        if isinstance(spec.bolt, BaseStatefulWindowedBolt):
-            store = self.stores(bid, index)
+        store = self.stores(bid, index) if spec.bolt.stores_task_state else None
         task, sink = build_task(
             spec.bolt, component=bid, index=index, parallelism=spec.parallelism,
             inputs=[(s.component, s.stream) for s in spec.subscriptions], conf=self.conf,

@@ -130,7 +130,7 @@ def run_partition(spec: StageSpec, batches: Iterable[pa.RecordBatch]) -> Iterato
 
 def run_one(spec: StageSpec, index: int, tuples: list[Tuple]) -> TaskResult:
     """Run task ``index`` of the stage's bolt on ``tuples``: a windowed bolt from the warm cache or the store."""
-    if not isinstance(spec.bolt, BaseWindowedBolt):
+    if not (isinstance(spec.bolt, BaseWindowedBolt) or spec.bolt.stores_task_state):
         return _run_stateless(spec, index, tuples)
     key = (spec.state_url, spec.topology, spec.component, index)
     cached = _TASKS.pop(key, None)
