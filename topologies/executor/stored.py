@@ -120,11 +120,6 @@ def run_stored(
     return out
 
 
-def is_stored(task: BoltTask) -> bool:
-    """Whether ``task`` commits its state to a store."""
-    return callable(getattr(task, "commit", None))
-
-
 class RouterCounters:
     """The shuffle counters at the start and the end of the last committed batch, in ``<topology>/__router``."""
 

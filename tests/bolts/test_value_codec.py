@@ -1,0 +1,67 @@
+"""Values between tasks and in the store: plain data plus Tuple, datetime, date and PaneInfo, nothing else."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta, timezone
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bolts import BaseStatefulWindowedBolt, Fields, Tuple
+from bolts.value_codec import pack_value, unpack_value
+from state_backends import open_backend
+from topologies.testing import BoltHarness
+from windowing import Count
+from windowing.panes import PaneInfo
+
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False),
+                    st.text(), st.binary(), st.datetimes(timezones=st.just(UTC)), st.dates(),
+                    st.builds(PaneInfo, st.sampled_from(["EARLY", "ON_TIME", "LATE"]), st.integers(0, 9),
+                              st.integers(-1, 9), st.booleans()))
+values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                       st.dictionaries(st.text(max_size=5), inner, max_size=4)),
+                      max_leaves=12)
+
+
+@given(values)
+def test_values_come_back_equal_and_of_the_same_type(value):
+    back = unpack_value(pack_value(value))
+    assert back == value
+    assert type(back) is type(value)
+
+
+def test_panes_tuples_and_time_zones_survive_nesting():
+    pane = PaneInfo("LATE", 3, 1, True)
+    inner = Tuple([1, datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone(timedelta(hours=2)))], Fields("a", "t"),
+                  "s", "c", 4)
+    outer = Tuple([inner, [pane], date(2026, 1, 2)], Fields("late_tuple", "panes", "d"), "late", "b", 0)
+    back = unpack_value(pack_value({"x": [outer, (pane, 1)]}))
+    assert back == {"x": [outer, [pane, 1]]}
+    assert back["x"][0]["panes"][0].timing == "LATE"
+    assert back["x"][0]["late_tuple"]["t"].utcoffset() == timedelta(hours=2)
+
+
+def test_other_types_are_refused_by_name():
+    with pytest.raises(TypeError, match=r"cannot send .*\(set\)"):
+        pack_value([{1, 2}])
+
+
+class Stamps(BaseStatefulWindowedBolt):
+    def execute(self, window):
+        self.collector.emit([[t["at"] for t in window.get()]])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("ats"))
+
+
+def test_a_persistent_window_keeps_datetime_values_across_a_restart():
+    store = open_backend("memory://").namespace("n")
+    h = BoltHarness(Stamps().with_window(Count(3), Count(1)).with_persistence(), fields=("at",), state=store)
+    first, second = datetime(2026, 11, 22, 9, 0, tzinfo=UTC), date(2026, 11, 23)
+    h.feed({"at": first})
+    h.feed({"at": second})
+    h.commit()
+    h.restart()
+    h.feed({"at": None})
+    assert h.emitted[-1] == ("default", [[first, second, None]])
