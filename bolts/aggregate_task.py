@@ -148,11 +148,12 @@ class AggregateTask(BoltTask):
                 self._consult(ws)
 
     def _consult(self, ws: WindowState) -> None:
-        self.table.touch(ws)
         expiring = self.table.expired(ws.window, self._watermark) or self._watermark >= END_OF_TIME
         self.emitter.consult(ws, watermark=self._watermark, now=self.clock.now(), expiring=expiring)
         if expiring:
             self.table.delete(ws)
+        else:
+            self.table.touch(ws)
 
     # Time ---------------------------------------------------------------------------------------
     def advance_to(self, now_ms: int) -> None:
@@ -160,8 +161,11 @@ class AggregateTask(BoltTask):
         self.end_batch()
         while True:
             tick = self.timers.next_due()
-            due = self._next_trigger_timer()
+            due = self.table.schedule.next_timer()
             if due is not None and due <= now_ms and (tick is None or due < tick):
+                # A timer can be in the past: merging sessions keeps the earliest deadline of its parts,
+                # which may have passed. It fires now, as a past timer does in Beam.
+                due = max(due, self.clock.now())
                 self.clock.advance_to(due)
                 self._fire_timers(due)
             elif tick is not None and tick <= now_ms:
@@ -170,11 +174,8 @@ class AggregateTask(BoltTask):
                 break
         self.timers.advance_to(now_ms)
 
-    def _next_trigger_timer(self) -> int | None:
-        return min((min(ws.timers) for ws in self.table.windows.values() if ws.timers), default=None)
-
     def _fire_timers(self, due: int) -> None:
-        for ws in [w for w in self.table.windows.values() if w.timers and min(w.timers) <= due]:
+        for ws in self.table.schedule.due_timers(due):
             ws.timers[:] = [t for t in ws.timers if t > due]
             self._consult(ws)
 
@@ -194,12 +195,10 @@ class AggregateTask(BoltTask):
         if new <= old:
             return
         self._watermark = new
-        lateness = self.spec.allowed_lateness_ms
-        due = [
-            ws for ws in self.table.windows.values()
-            if old < ws.window.end <= new or (ws.window.end + lateness <= new) or new >= END_OF_TIME
-        ]
-        due.sort(key=lambda ws: (ws.window.end, ws.seq))
+        if new >= END_OF_TIME:  # end of input: every window fires and is collected
+            due = sorted(self.table.windows.values(), key=lambda ws: (ws.window.end, ws.seq))
+        else:
+            due = self.table.schedule.due_at_watermark(old, new)
         for ws in due:
             self._consult(ws)
         self.table.prune(new)

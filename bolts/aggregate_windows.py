@@ -15,6 +15,7 @@ from typing import Any
 from bolts.aggregate_spec import AggregateSpec
 from bolts.aggregate_window_state import Key, WindowState, merge_spans
 from bolts.value_codec import pack_value
+from bolts.window_schedule import WindowSchedule
 from windowing.assigners import Sessions, TimeDifferenceWindows, Window
 from windowing.panes import PaneHistory
 from windowing.trigger_context import TriggerContext
@@ -35,6 +36,7 @@ class WindowTable:
         self.buckets: dict[Key, list[list[Any]]] = {}  # ... and their [accumulator, tuple count]
         self.seq = 0
         self.changes: TableChanges | None = None
+        self.schedule = WindowSchedule(self.windows, spec.allowed_lateness_ms)
 
     def track_changes(self) -> None:
         """Record from now on which windows and buckets change, for incremental commits (:meth:`take_changes`)."""
@@ -49,7 +51,8 @@ class WindowTable:
         return changes
 
     def touch(self, ws: WindowState) -> None:
-        """Note that ``ws`` changed (when tracking changes)."""
+        """Note that ``ws`` changed: its trigger ran (timers are rescheduled) and, when tracking, it is committed."""
+        self.schedule.timers_changed(ws)
         if self.changes is not None:
             self.changes.windows[ws.seq] = ws
 
@@ -74,6 +77,7 @@ class WindowTable:
 
     def _index(self, ws: WindowState) -> None:
         self.windows[ws.wid] = ws
+        self.schedule.add(ws)
         self.by_key.setdefault(ws.key, {})[ws.window] = ws
         if self.spec.time_difference is not None:
             insort(self.starts.setdefault(ws.key, []), ws.window.start)
@@ -165,6 +169,7 @@ class WindowTable:
                 merged.retractions.extend(ws.retractions)
                 if ws.last is not None:
                     merged.retractions.append([ws.window.start, ws.window.end, *ws.last])
+        self.touch(merged)
         return merged
 
     # KIP-450 windows ----------------------------------------------------------------------------
@@ -206,6 +211,7 @@ class WindowTable:
         ws.on_time_data = watermark < window.end
         ws.pane_ts = [times[lo], times[hi - 1]]
         ws.all_ts = [times[lo], times[hi - 1]]
+        self.touch(ws)
 
     def prune(self, watermark: int) -> None:
         """Drop time-difference partial aggregates no live or future window can hold."""
