@@ -275,7 +275,15 @@ class AggregateTask(BoltTask):
                 "the harness or the runner, and call prepare() first"
             )
             raise TypeError(msg)
-        puts, deletes = state_writes(self._system(), self.table.changes, self.table)
+        try:
+            puts, deletes = state_writes(self._system(), self.table.changes, self.table)
+        except TypeError as exc:
+            msg = (
+                f"{self.component}: the state of {type(self.bolt).__name__} cannot be stored ({exc}); the "
+                f"accumulators of {self.spec.aggregator!r} must be plain data (None, bool, int, float, str, bytes, "
+                "datetime, date, Tuple, PaneInfo, and lists, tuples and dicts of these)"
+            )
+            raise TypeError(msg) from exc
         applied = self.store.commit(batch_id, puts, deletes)
         self.table.take_changes()
         return applied

@@ -186,3 +186,33 @@ def test_commit_and_restart_need_a_store():
         h.commit()
     with pytest.raises(TypeError, match=r"BoltHarness.restart: "):
         h.restart()
+
+
+class DistinctValues:
+    """A user aggregator whose accumulator is a set: fine in memory, not storable."""
+
+    def create(self):
+        return set()
+
+    def add(self, acc, tup):
+        return acc | {tup["v"]}
+
+    def merge(self, accs):
+        return set().union(*accs)
+
+    def extract(self, acc):
+        return sorted(acc)
+
+
+def test_an_accumulator_that_cannot_be_stored_fails_the_commit_naming_the_aggregator():
+    bolt = WindowedAggregateBolt(DistinctValues()).with_windows(GlobalWindows())
+    in_memory = BoltHarness(bolt, fields=FIELDS)
+    in_memory.feed_batch([["a", 1, 2]])
+    in_memory.close()
+    assert in_memory.emitted[0][1][3] == [2]
+    stored = BoltHarness(WindowedAggregateBolt(DistinctValues()).with_windows(GlobalWindows()), fields=FIELDS,
+                         component="distinct", state="memory://")
+    stored.feed_batch([["a", 1, 2]])
+    with pytest.raises(TypeError, match=r"distinct: the state of WindowedAggregateBolt cannot be stored .*set.*"
+                                        r"the accumulators of .*DistinctValues.* must be plain data"):
+        stored.commit()
