@@ -26,19 +26,36 @@ DATE_EXT = 3
 PANE_EXT = 4
 
 
-def _default(value: Any) -> msgpack.ExtType:
+def _default(value: Any) -> Any:
+    """What msgpack cannot pack as it is; with strict types this includes every subclass of a plain type."""
     if isinstance(value, Tuple):
         body = [list(value.values), value.fields.to_list(), value.stream, value.source_component, value.source_task]
         return msgpack.ExtType(TUPLE_EXT, pack_value(body))
+    if isinstance(value, PaneInfo):
+        return msgpack.ExtType(PANE_EXT, pack_value(list(value)))
     if isinstance(value, datetime):
         return msgpack.ExtType(DATETIME_EXT, value.isoformat().encode("utf-8"))
     if isinstance(value, date):
         return msgpack.ExtType(DATE_EXT, value.isoformat().encode("utf-8"))
+    for plain, convert in _PLAIN:
+        if isinstance(value, plain):
+            return convert(value)
     msg = (
         f"cannot send {value!r:.200} ({type(value).__name__}) between tasks or store it: values must be "
         "None, bool, int, float, str, bytes, datetime, date, Tuple, PaneInfo, or lists and dicts of these"
     )
     raise TypeError(msg)
+
+
+# Tuples and subclasses of plain types (named tuples, str and int enums, ...) travel as their plain value.
+_PLAIN: tuple[tuple[type | tuple[type, ...], Any], ...] = (
+    ((tuple, list), list),
+    (dict, dict),
+    (str, str.__str__),
+    (int, int),
+    (float, float),
+    ((bytes, bytearray, memoryview), bytes),
+)
 
 
 def _ext_hook(code: int, data: bytes) -> Any:
@@ -54,21 +71,10 @@ def _ext_hook(code: int, data: bytes) -> Any:
     return msgpack.ExtType(code, data)
 
 
-def _panes_marked(value: Any) -> Any:
-    """``value`` with every PaneInfo wrapped as an extension (msgpack packs named tuples as lists otherwise)."""
-    if isinstance(value, PaneInfo):
-        return msgpack.ExtType(PANE_EXT, pack_value(list(value)))
-    if isinstance(value, list | tuple) and not isinstance(value, Tuple):
-        return [_panes_marked(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _panes_marked(v) for k, v in value.items()}
-    return value
-
-
 def pack_value(value: Any) -> bytes:
     """The bytes of ``value``; ``TypeError`` naming a value of an unsupported type."""
     try:
-        return msgpack.packb(_panes_marked(value), default=_default, use_bin_type=True, strict_types=False)
+        return msgpack.packb(value, default=_default, use_bin_type=True, strict_types=True)
     except (OverflowError, ValueError) as exc:
         msg = f"cannot send {value!r:.200} between tasks or store it: {exc}"
         raise TypeError(msg) from None

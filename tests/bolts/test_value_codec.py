@@ -65,3 +65,19 @@ def test_a_persistent_window_keeps_datetime_values_across_a_restart():
     h.restart()
     h.feed({"at": None})
     assert h.emitted[-1] == ("default", [[first, second, None]])
+
+
+def test_subclasses_of_plain_types_travel_as_their_plain_value():
+    from collections import OrderedDict, namedtuple
+    from enum import IntEnum
+
+    from windowing.panes import Timing
+
+    class Level(IntEnum):
+        HIGH = 3
+
+    point = namedtuple("point", "x y")
+    values = [Timing.LATE, Level.HIGH, point(1, 2), OrderedDict(a=1), (1, (2,)), bytearray(b"z")]
+    back = unpack_value(pack_value(values))
+    assert back == ["LATE", 3, [1, 2], {"a": 1}, [1, [2]], b"z"]
+    assert [type(v) for v in back] == [str, int, list, dict, list, bytes]
