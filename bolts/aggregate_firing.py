@@ -22,8 +22,12 @@ class PaneEmitter:
         self.emit = emit
 
     def consult(self, ws: WindowState, *, watermark: int, now: int, expiring: bool) -> None:
-        """Consult the trigger once; on garbage collection emit the final pane of data not yet emitted.
+        """Consult the trigger once; on garbage collection emit the window's final pane.
 
+        At garbage collection an open window whose trigger does not fire still
+        emits a last pane when it holds data not yet emitted, or when that pane
+        would be its ON_TIME pane (a window that emitted only EARLY panes), as
+        Beam's Java runner does under its default ``OnTimeBehavior.FIRE_ALWAYS``.
         A pane fired by the trigger in the same step as garbage collection is the
         last one. A closed window (its trigger finished) emits nothing more.
         """
@@ -35,7 +39,7 @@ class PaneEmitter:
             finishing = result is TriggerResult.FIRE_AND_FINISH
             self.pane(ws, watermark=watermark, is_last=finishing or expiring)
             ws.closed = finishing
-        elif expiring and ws.has_new:
+        elif expiring:
             self.pane(ws, watermark=watermark, is_last=True)
 
     def pane(self, ws: WindowState, *, watermark: int, is_last: bool) -> None:

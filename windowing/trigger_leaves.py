@@ -120,8 +120,13 @@ class AfterProcessingTime(Trigger):
 class AfterWatermark(Trigger):
     """Fires when the watermark passes the end of the window (the ON_TIME pane).
 
-    ``early`` fires repeatedly before that (its state restarts after each early
-    pane), ``late`` repeatedly after it, for tuples within the allowed lateness.
+    ``early`` fires repeatedly before that, ``late`` repeatedly after it, for
+    tuples within the allowed lateness. Each runs as ``Repeatedly(...)``: its
+    state restarts when it *finishes*, which is after every pane it fires when
+    it is a once-trigger (``AfterCount``, ``AfterProcessingTime``, the only kind
+    Beam Java accepts there); a child that fires without finishing, such as
+    ``AfterEach(AfterCount(1), AfterCount(2))`` after its first pane, keeps its
+    state, as in Beam Python, which wraps both in ``Repeatedly`` too.
     Without ``late`` the trigger finishes with the on-time pane and the window
     closes. Children's state: ``early`` under ``0/``, ``late`` under ``1/``.
     """
