@@ -7,9 +7,11 @@ windows are built from. It never emits; the task consults triggers afterwards.
 
 from __future__ import annotations
 
+import heapq
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import count
 from typing import Any
 
 from bolts.aggregate_spec import AggregateSpec
@@ -34,6 +36,10 @@ class WindowTable:
         self.starts: dict[Key, list[int]] = {}  # time-difference windows: sorted window starts per key
         self.times: dict[Key, list[int]] = {}  # time-difference windows: sorted distinct record times per key
         self.buckets: dict[Key, list[list[Any]]] = {}  # ... and their [accumulator, tuple count]
+        # (oldest record time, tie-breaker, key) per key with buckets, so pruning visits only the
+        # keys it cuts; entries whose time is no longer the key's oldest are skipped when popped.
+        self._oldest: list[tuple[int, int, Key]] = []
+        self._ties = count()
         self.seq = 0
         self.changes: TableChanges | None = None
         self.schedule = WindowSchedule(self.windows, spec.allowed_lateness_ms)
@@ -104,6 +110,8 @@ class WindowTable:
         for key, times, accs in buckets:
             self.times[tuple(key)] = list(times)
             self.buckets[tuple(key)] = [list(a) for a in accs]
+            if times:
+                self._note_oldest(tuple(key), times[0])
         self.seq = seq
 
     def saved_buckets(self) -> list[list[Any]]:
@@ -189,6 +197,8 @@ class WindowTable:
             if i == len(times) or times[i] != ts:
                 times.insert(i, ts)
                 buckets.insert(i, [self.spec.aggregator.create(), 0])
+                if i == 0:
+                    self._note_oldest(key, ts)
             buckets[i] = [self.spec.add(buckets[i][0], tup), buckets[i][1] + 1]
             self._touch_buckets(key)
         low, high = assigner.start_range(ts)
@@ -214,18 +224,29 @@ class WindowTable:
         self.touch(ws)
 
     def prune(self, watermark: int) -> None:
-        """Drop time-difference partial aggregates no live or future window can hold."""
+        """Drop time-difference partial aggregates no live or future window can hold.
+
+        Costs O(log n) per key whose oldest record is past the horizon, not a scan of every key.
+        """
         if self.spec.time_difference is None:
             return
         horizon = watermark - self.spec.time_difference.difference_ms - 1 - self.spec.allowed_lateness_ms
-        for key in list(self.times):
-            times = self.times[key]
+        oldest = self._oldest
+        while oldest and oldest[0][0] <= horizon:
+            ts, _, key = heapq.heappop(oldest)
+            times = self.times.get(key)
+            if not times or times[0] != ts:
+                continue  # stale: the key's oldest record changed since this entry was pushed
             cut = bisect_right(times, horizon)
-            if cut:
-                del times[:cut], self.buckets[key][:cut]
-                self._touch_buckets(key)
-            if not times:
+            del times[:cut], self.buckets[key][:cut]
+            self._touch_buckets(key)
+            if times:
+                self._note_oldest(key, times[0])
+            else:
                 del self.times[key], self.buckets[key]
+
+    def _note_oldest(self, key: Key, ts: int) -> None:
+        heapq.heappush(self._oldest, (ts, next(self._ties), key))
 
 
 @dataclass
