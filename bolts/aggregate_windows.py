@@ -224,13 +224,16 @@ class WindowTable:
         self.touch(ws)
 
     def prune(self, watermark: int) -> None:
-        """Drop time-difference partial aggregates no live or future window can hold.
+        """Drop time-difference partial aggregates no live or future window can need.
 
-        Costs O(log n) per key whose oldest record is past the horizon, not a scan of every key.
+        A record at ``t`` is in windows ending (exclusive) by ``t + d + 1`` and anchors the
+        right window ``[t + 1, t + d + 1]`` of a later record, ending by ``t + d + 2``; it goes
+        once that window, too, is past the allowed lateness. Costs O(log n) per key whose
+        oldest record goes, not a scan of every key.
         """
         if self.spec.time_difference is None:
             return
-        horizon = watermark - self.spec.time_difference.difference_ms - 1 - self.spec.allowed_lateness_ms
+        horizon = watermark - self.spec.time_difference.difference_ms - 2 - self.spec.allowed_lateness_ms
         oldest = self._oldest
         while oldest and oldest[0][0] <= horizon:
             ts, _, key = heapq.heappop(oldest)
