@@ -24,6 +24,21 @@ def harness(bolt: WindowedAggregateBolt, **kwargs: Any) -> BoltHarness:
     return BoltHarness(bolt, fields=FIELDS, **kwargs)
 
 
+def replay(h: BoltHarness, steps: list[tuple[str, Any]]) -> None:
+    """Drive ``h`` through ``steps``: ``("batch", rows)`` (one micro-batch), ``("advance", ms)`` of
+    processing time, ``("watermark", ts)`` from upstream."""
+    for kind, arg in steps:
+        if kind == "batch":
+            h.feed_batch(arg)
+        elif kind == "advance":
+            h.advance(arg)
+        elif kind == "watermark":
+            h.advance_watermark(arg)
+        else:
+            msg = f"replay: unknown step {kind!r}"
+            raise ValueError(msg)
+
+
 def panes(h: BoltHarness, start: int = 0) -> list[dict[str, Any]]:
     """The emitted panes (default stream) as dicts, from emission ``start`` on."""
     return [dict(zip(OUT, values, strict=True)) for stream, values in h.emitted[start:] if stream == "default"]

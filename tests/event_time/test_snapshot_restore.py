@@ -6,7 +6,7 @@ import msgpack
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.event_time.helpers import harness, sum_bolt
+from tests.event_time.helpers import harness, replay, sum_bolt
 from windowing import Duration
 from windowing.accumulation import AccumulationMode as M
 from windowing.assigners import FixedWindows, Sessions, TimeDifferenceWindows
@@ -29,30 +29,20 @@ def make(assigner, start=0):
     return harness(bolt.with_watermark_interval(Duration(300)), start_time_ms=start)
 
 
-def drive(h, steps):
-    for kind, arg in steps:
-        if kind == "batch":
-            h.feed_batch(arg)
-        elif kind == "advance":
-            h.advance(arg)
-        else:
-            h.advance_watermark(arg)
-
-
 @settings(max_examples=60, deadline=None)
 @given(st.sampled_from(ASSIGNERS), st.lists(step, max_size=10), st.lists(step, max_size=10))
 def test_snapshot_rebuild_continue_equals_uninterrupted(assigner, before, after):
     whole = make(assigner)
-    drive(whole, before + after)
+    replay(whole, before + after)
     whole.close()
 
     first = make(assigner)
-    drive(first, before)
+    replay(first, before)
     saved = first.task.snapshot()
     assert saved == first.task.snapshot()  # deterministic
     data = msgpack.unpackb(msgpack.packb(saved), strict_map_key=False)
     second = make(assigner, start=first.now)  # a fresh task at the saved processing time
     second.task.restore(data)
-    drive(second, after)
+    replay(second, after)
     second.close()
     assert first.emitted + second.emitted == whole.emitted

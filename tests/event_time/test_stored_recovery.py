@@ -11,7 +11,7 @@ from bolts.value_codec import pack_value, unpack_value
 from bolts.windowed_aggregate_bolt import WindowedAggregateBolt
 from bolts.windowed_join_bolt import WindowedJoinBolt
 from state_backends import open_backend
-from tests.event_time.helpers import FIELDS
+from tests.event_time.helpers import FIELDS, replay
 from tests.service_fixtures import fresh_namespace
 from topologies.testing import BoltHarness
 from windowing import Duration, aggregators
@@ -65,16 +65,6 @@ def build(cfg, state):
     return BoltHarness(bolt, fields=FIELDS, state=state)
 
 
-def run(h, steps):
-    for kind, arg in steps:
-        if kind == "batch":
-            h.feed_batch(arg)
-        elif kind == "advance":
-            h.advance(arg)
-        else:
-            h.advance_watermark(arg)
-
-
 def plain(snapshot):
     """A snapshot as it reads back from the store (tuples become lists)."""
     return unpack_value(pack_value(snapshot))
@@ -88,7 +78,7 @@ def test_crash_and_restart_anywhere_gives_the_same_panes_and_state(backend, cfg,
     straight = build(cfg, fresh_namespace(backend))
     committed = [plain(straight.task.snapshot())]
     for steps in batches:
-        run(straight, steps)
+        replay(straight, steps)
         straight.commit()
         committed.append(plain(straight.task.snapshot()))
     straight.close()
@@ -97,12 +87,12 @@ def test_crash_and_restart_anywhere_gives_the_same_panes_and_state(backend, cfg,
     crash_batch, crash_at = crash[0] % len(batches), crash[1]
     for i, steps in enumerate(batches):
         if i == crash_batch:
-            run(crashed, steps[:crash_at])  # part of the batch, then the process dies
+            replay(crashed, steps[:crash_at])  # part of the batch, then the process dies
             crashed.restart()
             assert plain(crashed.task.snapshot()) == committed[i]  # exactly the state of the last commit
-            run(crashed, steps)  # Spark runs the failed batch again
+            replay(crashed, steps)  # Spark runs the failed batch again
         else:
-            run(crashed, steps)
+            replay(crashed, steps)
         crashed.commit()
     crashed.close()
 

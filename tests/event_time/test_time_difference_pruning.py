@@ -14,7 +14,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bolts.aggregate_windows import WindowTable
-from tests.event_time.helpers import harness, panes, sum_bolt
+from tests.event_time.helpers import harness, panes, replay, sum_bolt
 from windowing import Duration
 from windowing.assigners import TimeDifferenceWindows
 
@@ -31,11 +31,8 @@ def run(steps, *, prune=True, check=None):
     h = harness(bolt)
     if not prune:
         h.task.table.prune = lambda watermark: None
-    for kind, arg in steps:
-        if kind == "batch":
-            h.feed_batch(arg)
-        else:
-            h.advance_watermark(arg)
+    for one_step in steps:
+        replay(h, [one_step])
         if check is not None:
             check(h.task)
     h.close()
