@@ -213,7 +213,9 @@ class WindowTable:
         ws = self.create(key, window)
         if lo == hi:
             return
-        ws.acc = self.spec.aggregator.merge([b[0] for b in buckets[lo:hi]])
+        # A fresh accumulator first: the window must not share a bucket's, which `add` may change in place.
+        aggregator = self.spec.aggregator
+        ws.acc = aggregator.merge([aggregator.create(), *(b[0] for b in buckets[lo:hi])])
         ctx = TriggerContext(ws.trigger, window_end=window.end, watermark=watermark, now=now, timers=ws.timers)
         for _ in range(sum(b[1] for b in buckets[lo:hi])):
             self.spec.trigger.on_element(ctx)

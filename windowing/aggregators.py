@@ -5,9 +5,19 @@ An aggregator is any object with ``create() -> acc``, ``add(acc, tuple) -> acc``
 ``retract(acc, tuple) -> acc`` (needed to consume retractions from upstream).
 Accumulators must be plain data (numbers, strings, lists, None) so a window's
 state can be snapshotted with msgpack. ``input_fields`` names the tuple fields
-an aggregator reads; the bolt checks them before adding a tuple. Empty windows
-(possible only in an ON_TIME pane of a DISCARDING window) extract to 0 for
+an aggregator reads; the bolt checks them before adding a tuple. ``add`` may
+update ``acc`` in place and return it (``collect`` does), provided ``extract``
+returns a value that shares nothing with ``acc``: panes already emitted, and
+the last one kept for its retraction, must not change. The bolt never gives
+one accumulator to two windows.
+
+As PySpark's aggregate functions skip nulls, the field aggregators skip a
+tuple whose value is ``None`` (``count()`` counts every tuple, as
+``count("*")``). Empty windows (possible only in an ON_TIME pane of a
+DISCARDING window) and windows of only ``None`` values extract to 0 for
 ``count``/``sum``, ``None`` for ``min``/``max``/``mean`` and ``[]`` otherwise.
+A value the aggregator cannot combine (``sum`` of a str and an int) fails the
+batch with a ``TupleError`` naming the aggregator and the tuple.
 """
 
 from __future__ import annotations
@@ -90,12 +100,14 @@ class Sum(_FieldAggregator):
         return 0
 
     def add(self, acc: Any, tup: Any) -> Any:
-        """Add the value."""
-        return acc + tup[self.field]
+        """Add the value (None is skipped)."""
+        value = tup[self.field]
+        return acc if value is None else acc + value
 
     def retract(self, acc: Any, tup: Any) -> Any:
-        """Subtract the value."""
-        return acc - tup[self.field]
+        """Subtract the value (None is skipped)."""
+        value = tup[self.field]
+        return acc if value is None else acc - value
 
     def merge(self, accs: list[Any]) -> Any:
         """The total."""
@@ -115,8 +127,10 @@ class _Extreme(_FieldAggregator):
         return None
 
     def add(self, acc: Any, tup: Any) -> Any:
-        """Keep the extreme of the two."""
+        """Keep the extreme of the two (None is skipped)."""
         value = tup[self.field]
+        if value is None:
+            return acc
         return value if acc is None else self.pick([acc, value])
 
     def merge(self, accs: list[Any]) -> Any:
@@ -152,12 +166,14 @@ class Mean(_FieldAggregator):
         return [0, 0]
 
     def add(self, acc: list[Any], tup: Any) -> list[Any]:
-        """Add the value."""
-        return [acc[0] + tup[self.field], acc[1] + 1]
+        """Add the value (None is skipped)."""
+        value = tup[self.field]
+        return acc if value is None else [acc[0] + value, acc[1] + 1]
 
     def retract(self, acc: list[Any], tup: Any) -> list[Any]:
-        """Remove the value."""
-        return [acc[0] - tup[self.field], acc[1] - 1]
+        """Remove the value (None is skipped)."""
+        value = tup[self.field]
+        return acc if value is None else [acc[0] - value, acc[1] - 1]
 
     def merge(self, accs: list[list[Any]]) -> list[Any]:
         """Totals and counts added."""
@@ -170,15 +186,18 @@ class Mean(_FieldAggregator):
 
 @dataclass(frozen=True)
 class Collect(_FieldAggregator):
-    """Every value of ``field``, in arrival order (PySpark's ``collect_list``)."""
+    """Every value of ``field`` but None, in arrival order (PySpark's ``collect_list``)."""
 
     def create(self) -> list[Any]:
         """An empty list."""
         return []
 
     def add(self, acc: list[Any], tup: Any) -> list[Any]:
-        """Append the value."""
-        return [*acc, tup[self.field]]
+        """Append the value, in place: a window of n tuples costs O(n), not O(n^2)."""
+        value = tup[self.field]
+        if value is not None:
+            acc.append(value)
+        return acc
 
     def retract(self, acc: list[Any], tup: Any) -> list[Any]:
         """Remove the first occurrence of the value (nothing when absent)."""
@@ -213,8 +232,11 @@ class TopN(_FieldAggregator):
         return []
 
     def add(self, acc: list[Any], tup: Any) -> list[Any]:
-        """Insert the value, keep the top ``n``."""
-        return sorted([*acc, tup[self.field]], reverse=True)[: self.n]
+        """Insert the value, keep the top ``n`` (None is skipped)."""
+        value = tup[self.field]
+        if value is None:
+            return acc
+        return sorted([*acc, value], reverse=True)[: self.n]
 
     def merge(self, accs: list[list[Any]]) -> list[Any]:
         """The top ``n`` of all."""
