@@ -34,6 +34,7 @@ class WindowTable:
         self.windows: dict[WindowId, WindowState] = {}
         self.by_key: dict[Key, dict[Window, WindowState]] = {}
         self.starts: dict[Key, list[int]] = {}  # time-difference windows: sorted window starts per key
+        self.sessions: dict[Key, list[Window]] = {}  # session windows: sorted per key (they never overlap)
         self.times: dict[Key, list[int]] = {}  # time-difference windows: sorted distinct record times per key
         self.buckets: dict[Key, list[list[Any]]] = {}  # ... and their [accumulator, tuple count]
         # (oldest record time, tie-breaker, key) per key with buckets, so pruning visits only the
@@ -87,6 +88,8 @@ class WindowTable:
         self.by_key.setdefault(ws.key, {})[ws.window] = ws
         if self.spec.time_difference is not None:
             insort(self.starts.setdefault(ws.key, []), ws.window.start)
+        elif isinstance(self.spec.assigner, Sessions):
+            insort(self.sessions.setdefault(ws.key, []), ws.window)
 
     def delete(self, ws: WindowState) -> None:
         """Forget a window."""
@@ -97,11 +100,12 @@ class WindowTable:
         del mine[ws.window]
         if not mine:
             del self.by_key[ws.key]
-        starts = self.starts.get(ws.key)
-        if starts is not None:
-            del starts[bisect_left(starts, ws.window.start)]
-            if not starts:
-                del self.starts[ws.key]
+        for index, item in ((self.starts, ws.window.start), (self.sessions, ws.window)):
+            ordered = index.get(ws.key)
+            if ordered is not None:
+                del ordered[bisect_left(ordered, item)]
+                if not ordered:
+                    del index[ws.key]
 
     def restore(self, windows: list[WindowState], buckets: list[list[Any]], seq: int) -> None:
         """Rebuild from saved windows and time-difference buckets ``[key, times, [[acc, n], ...]]``."""
@@ -145,13 +149,25 @@ class WindowTable:
         if self.expired(proto, watermark):
             return []
         mine = self.by_key.get(key, {})
-        merged, absorbed = Sessions.merge_with(proto, list(mine))
+        merged, absorbed = Sessions.merge_with(proto, self._sessions_overlapping(key, proto))
         if not absorbed:
             return [self.create(key, proto)]
         if absorbed == [merged]:
             return [mine[merged]]  # the proto-session fits in an existing session
         sources = [mine[w] for w in absorbed]
         return [self._merge(key, merged, sources, watermark, now)]
+
+    def _sessions_overlapping(self, key: Key, proto: Window) -> list[Window]:
+        """The sessions of ``key`` that ``proto`` overlaps, by bisection: O(log n + overlaps), not O(n)."""
+        sessions = self.sessions.get(key, [])
+        # Sessions never overlap, so sorted by start they are sorted by end too: the ones that
+        # start before proto ends form a prefix, and those of them that end after proto starts
+        # are its tail.
+        hi = bisect_left(sessions, proto.end, key=lambda w: w.start)
+        lo = hi
+        while lo > 0 and sessions[lo - 1].end > proto.start:
+            lo -= 1
+        return sessions[lo:hi]
 
     def _merge(self, key: Key, window: Window, sources: list[WindowState], watermark: int, now: int) -> WindowState:
         """Replace ``sources`` by one window over ``window``: state, trigger, panes and retractions merged."""
