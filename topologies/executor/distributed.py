@@ -2,11 +2,11 @@
 
 For each batch the driver routes the spouts' tuples with the topology's
 groupings (the :class:`Router` of driver mode, so placement changes nothing),
-then runs the bolts in topological order. A bolt's stage is one Spark job:
-the tuples for each task (plus one marker row per task, so every task runs
-and moves its time even with no input) are repartitioned by task and handed to
-``mapInArrow`` (:func:`worker.run_partition`), which runs the tasks against the
-state store and answers with their emissions and watermarks. The driver
+then runs the bolts in topological order. A bolt's stage is one Spark job
+without a shuffle: the encoded tuples of each task (an empty list too, so every
+task runs and moves its time) are parallelized one task per partition and
+handed to :func:`worker.run_partition`, which runs the task against the
+state store and answers with its emissions and watermark. The driver
 routes those to the next bolts, and records the terminal ones as the batch's
 outputs. Windowed bolts' tasks resume from and commit to the store every
 batch; plain bolts' tasks are built afresh for each batch.
@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
 from bolts import Tuple
 from topologies.executor.batch_layout import BatchLayout
 from topologies.executor.batch_log import BatchClock, OutputLog
@@ -36,15 +34,13 @@ from topologies.executor.runtime import SPOUT_TASK, Output, Router
 from topologies.executor.stored import RouterCounters
 from topologies.executor.tasks import lowest_watermark
 from topologies.executor.wire import decode_values, encode_tuple
-from topologies.executor.worker import OUTPUT_DDL, StageSpec, run_partition
+from topologies.executor.worker import StageSpec, run_partition
 from topologies.topology import Topology
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from state_backends import StateBackend
-
-INPUT_SCHEMA = pa.schema([("task", pa.int32()), ("ordinal", pa.int64()), ("payload", pa.binary())])
 
 
 @dataclass
@@ -57,28 +53,13 @@ class StageResult:
     late: int
 
 
-def input_table(queues: Sequence[Sequence[Tuple]]) -> pa.Table:
-    """The rows of one stage: a marker row per task, then its tuples numbered in queue order."""
-    tasks: list[int] = []
-    ordinals: list[int] = []
-    payloads: list[bytes | None] = []
-    for index, queue in enumerate(queues):
-        tasks.append(index)
-        ordinals.append(-1)
-        payloads.append(None)
-        for ordinal, tup in enumerate(queue):
-            tasks.append(index)
-            ordinals.append(ordinal)
-            payloads.append(encode_tuple(tup))
-    return pa.table({"task": tasks, "ordinal": ordinals, "payload": payloads}, schema=INPUT_SCHEMA)
-
-
 def run_stage(spark: SparkSession, spec: StageSpec, queues: Sequence[Sequence[Tuple]]) -> StageResult:
-    """Run one bolt's tasks on executors (one Spark job) and collect what they emitted."""
-    df = spark.createDataFrame(input_table(queues)).repartition(spec.parallelism, "task")
-    table = df.mapInArrow(partial(run_partition, spec), OUTPUT_DDL).toArrow()
-    rows = sorted(zip(*(table.column(n).to_pylist() for n in table.column_names), strict=True),
-                  key=lambda row: (row[0], row[1]))
+    """Run one bolt's tasks on executors (one Spark job, task ``i`` in partition ``i``) and collect their answers."""
+    inputs = [[encode_tuple(tup) for tup in queue] for queue in queues]
+    # As many elements as slices: parallelize puts element i alone in partition i, so the tasks run
+    # in parallel (hash-repartitioning task numbers can put two in one partition) and no shuffle runs.
+    rdd = spark.sparkContext.parallelize(inputs, len(inputs))
+    rows = sorted(rdd.mapPartitionsWithIndex(partial(run_partition, spec)).collect(), key=lambda row: (row[0], row[1]))
     watermarks: list[int | None] = [None] * spec.parallelism
     seen: set[int] = set()
     emitted: list[tuple[int, str, list[Any]]] = []

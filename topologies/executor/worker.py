@@ -1,12 +1,11 @@
-"""What runs in Spark's Python workers in distributed mode: one stage (one bolt) of one batch, per partition.
+"""What runs in Spark's Python workers in distributed mode: one stage (one bolt) of one batch, one task per partition.
 
-A partition holds rows ``(task, ordinal, payload)``: for each task of the bolt
-that the partition got, one marker row (ordinal -1, so a task with no input
-still runs and moves its time and watermark) and its input tuples (ordinal
-0, 1, ...: their order in the batch; payload: :func:`wire.encode_tuple`). For
-each task, in task order, the worker executes the tuples in ordinal order and
-answers with one row per emitted tuple (``seq`` 0, 1, ...) and one status row
-(``seq`` -1: the task's watermark, windows fired, late tuples).
+Partition ``i`` of a stage holds one element: the input of task ``i``, its
+tuples in batch order, each encoded by :func:`wire.encode_tuple` (an empty list
+still runs the task, so it moves its time and watermark). The worker executes
+them and answers with one row ``(task, seq, stream, payload, None, None, None)``
+per emitted tuple (``seq`` 0, 1, ...; payload: :func:`wire.encode_values`) and
+one status row ``(task, -1, None, None, watermark, windows fired, late tuples)``.
 
 The warm cache: a worker process keeps the tasks it ran in a module-level dict
 keyed by (state URL, topology, component, task), with the batch id of the
@@ -20,10 +19,8 @@ leaves a half-run task behind. Backends are opened once per worker process.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-
-import pyarrow as pa
 
 from bolts import BaseBolt, BaseWindowedBolt, BoltTask, Tuple
 from state_backends import StateBackend, open_backend
@@ -31,11 +28,7 @@ from topologies.executor.stored import TaskStore, namespace_name, run_stored
 from topologies.executor.tasks import EmitBuffer, build_task, run_task
 from topologies.executor.wire import Emission, decode_tuple, encode_values
 
-OUTPUT_SCHEMA = pa.schema([
-    ("task", pa.int32()), ("seq", pa.int64()), ("stream", pa.string()), ("payload", pa.binary()),
-    ("watermark", pa.int64()), ("fired", pa.int64()), ("late", pa.int64()),
-])
-OUTPUT_DDL = "task int, seq long, stream string, payload binary, watermark long, fired long, late long"
+OutputRow = tuple[int, int, str | None, bytes | None, int | None, int | None, int | None]
 
 
 @dataclass(frozen=True)
@@ -87,18 +80,6 @@ class TaskResult:
     late: int
 
 
-@dataclass
-class _Rows:
-    columns: dict[str, list[Any]] = field(default_factory=lambda: {n: [] for n in OUTPUT_SCHEMA.names})
-
-    def add(self, **values: Any) -> None:
-        for name, column in self.columns.items():
-            column.append(values.get(name))
-
-    def batch(self) -> pa.RecordBatch:
-        return pa.RecordBatch.from_pydict(self.columns, schema=OUTPUT_SCHEMA)
-
-
 _BACKENDS: dict[str, StateBackend] = {}
 _TASKS: dict[tuple[str, str, str, int], _Cached] = {}
 
@@ -110,22 +91,16 @@ def _backend(url: str) -> StateBackend:
     return backend
 
 
-def run_partition(spec: StageSpec, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """The ``mapInArrow`` function: run every task present in the partition, in task order."""
-    inputs: dict[int, list[tuple[int, bytes | None]]] = {}
-    for batch in batches:
-        tasks, ordinals, payloads = (batch.column(n).to_pylist() for n in ("task", "ordinal", "payload"))
-        for task, ordinal, payload in zip(tasks, ordinals, payloads, strict=True):
-            inputs.setdefault(task, []).append((ordinal, payload))
-    rows = _Rows()
-    for index in sorted(inputs):
-        ordered = sorted(inputs[index], key=lambda row: row[0])
-        tuples = [decode_tuple(payload) for ordinal, payload in ordered if ordinal >= 0 and payload is not None]
-        result = run_one(spec, index, tuples)
-        for seq, (stream, values) in enumerate(result.emissions):
-            rows.add(task=index, seq=seq, stream=stream, payload=encode_values(values))
-        rows.add(task=index, seq=-1, watermark=result.watermark, fired=result.fired, late=result.late)
-    yield rows.batch()
+def run_partition(spec: StageSpec, index: int, partition: Iterable[list[bytes]]) -> Iterator[OutputRow]:
+    """The ``mapPartitionsWithIndex`` function: run task ``index`` on the one input list of its partition."""
+    inputs = list(partition)
+    if len(inputs) != 1:
+        msg = f"stage {spec.component!r}: partition {index} holds {len(inputs)} task inputs, expected 1"
+        raise RuntimeError(msg)
+    result = run_one(spec, index, [decode_tuple(payload) for payload in inputs[0]])
+    for seq, (stream, values) in enumerate(result.emissions):
+        yield (index, seq, stream, encode_values(values), None, None, None)
+    yield (index, -1, None, None, result.watermark, result.fired, result.late)
 
 
 def run_one(spec: StageSpec, index: int, tuples: list[Tuple]) -> TaskResult:
