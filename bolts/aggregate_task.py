@@ -108,13 +108,17 @@ class AggregateTask(BoltTask):
         ts = self._read_ts(tup)
         key = self.spec.key_of(tup)
         self.marks.track((tup.source_component, tup.stream), ts)
-        targets = self.table.place(key, ts, tup, self._watermark, self.clock.now())
-        if not targets:
-            self._late(tup, ts)
+        placed = self.table.place(key, ts, tup, self._watermark, self.clock.now())
+        for ws in placed.seeded:
+            self.dirty[ws.wid] = None
+        if not placed.windows:
+            if not placed.kept:
+                self._late(tup, ts)
             return
-        open_windows = [ws for ws in targets if not ws.closed]
+        open_windows = [ws for ws in placed.windows if not ws.closed]
         if not open_windows:
-            self.closed_window_drops += 1
+            if not placed.kept:
+                self.closed_window_drops += 1
             return
         for ws in open_windows:
             self._add(ws, tup, ts)

@@ -12,7 +12,7 @@ from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import count
-from typing import Any
+from typing import Any, NamedTuple
 
 from bolts.aggregate_spec import AggregateSpec
 from bolts.aggregate_window_state import Key, WindowState, merge_spans
@@ -24,6 +24,20 @@ from windowing.trigger_context import TriggerContext
 
 WindowId = tuple[Key, int, int]
 Adder = Callable[[Any, Any], Any]
+
+
+class Placement(NamedTuple):
+    """Where a tuple went.
+
+    ``windows``: the live windows it goes to. ``seeded``: time-difference windows its arrival
+    created already holding earlier records (their triggers saw those records, so they are
+    consulted this batch too). ``kept``: whether it is kept for time-difference windows created
+    later; such a tuple is not late even when no live window takes it.
+    """
+
+    windows: list[WindowState]
+    seeded: list[WindowState] = []
+    kept: bool = False
 
 
 class WindowTable:
@@ -124,16 +138,16 @@ class WindowTable:
         return [[list(k), list(self.times[k]), self.buckets[k]] for k in keys]
 
     # Placing a tuple ----------------------------------------------------------------------------
-    def place(self, key: Key, ts: int, tup: Any, watermark: int, now: int) -> list[WindowState]:
-        """The live windows ``tup`` (timestamp ``ts``) goes to; empty when it is too late for all of them."""
+    def place(self, key: Key, ts: int, tup: Any, watermark: int, now: int) -> Placement:
+        """Where ``tup`` (timestamp ``ts``) goes; no windows and not kept when it is too late for all of them."""
         spec = self.spec
         if spec.assigner is None:
-            return self._plain(key, [_inherited(tup)], watermark)
+            return Placement(self._plain(key, [_inherited(tup)], watermark))
         if spec.time_difference is not None:
             return self._time_difference(key, ts, tup, watermark, now)
         if isinstance(spec.assigner, Sessions):
-            return self._session(key, ts, watermark, now)
-        return self._plain(key, spec.assigner.assign(ts), watermark)
+            return Placement(self._session(key, ts, watermark, now))
+        return Placement(self._plain(key, spec.assigner.assign(ts), watermark))
 
     def _plain(self, key: Key, windows: list[Window], watermark: int) -> list[WindowState]:
         mine = self.by_key.get(key, {})
@@ -197,16 +211,22 @@ class WindowTable:
         return merged
 
     # KIP-450 windows ----------------------------------------------------------------------------
-    def _time_difference(self, key: Key, ts: int, tup: Any, watermark: int, now: int) -> list[WindowState]:
+    def _time_difference(self, key: Key, ts: int, tup: Any, watermark: int, now: int) -> Placement:
         assigner: TimeDifferenceWindows = self.spec.time_difference  # type: ignore[assignment]
         times = self.times.get(key, [])
         buckets = self.buckets.get(key, [])
         mine = self.by_key.get(key, {})
+        seeded = []
         for w in assigner.windows_to_create(ts, times):
             if w not in mine and not self.expired(w, watermark):
-                self._seed(key, w, watermark, now)
+                ws = self._seed(key, w, watermark, now)
+                if ws.has_new:
+                    seeded.append(ws)
                 mine = self.by_key[key]
-        if ts + assigner.difference_ms + 1 + self.spec.allowed_lateness_ms > watermark:
+        # Kept while a window of it may still be created within the grace (KIP-450 drops a record
+        # only when ts + 1 + d <= stream time - grace).
+        kept = ts + assigner.difference_ms + 1 + self.spec.allowed_lateness_ms > watermark
+        if kept:
             if key not in self.times:  # a key gets buckets only once one of its records is kept
                 self.times[key], self.buckets[key] = times, buckets
             i = bisect_left(times, ts)
@@ -220,15 +240,15 @@ class WindowTable:
         low, high = assigner.start_range(ts)
         starts = self.starts.get(key, [])
         chosen = starts[bisect_left(starts, low) : bisect_right(starts, high)]
-        return [mine[assigner.window_at(s)] for s in chosen]
+        return Placement([mine[assigner.window_at(s)] for s in chosen], seeded, kept)
 
-    def _seed(self, key: Key, window: Window, watermark: int, now: int) -> None:
+    def _seed(self, key: Key, window: Window, watermark: int, now: int) -> WindowState:
         """Create a time-difference window from the partial aggregates of the records already in it."""
         times, buckets = self.times.get(key, []), self.buckets.get(key, [])
         lo, hi = bisect_left(times, window.start), bisect_left(times, window.end)
         ws = self.create(key, window)
         if lo == hi:
-            return
+            return ws
         # A fresh accumulator first: the window must not share a bucket's, which `add` may change in place.
         aggregator = self.spec.aggregator
         ws.acc = aggregator.merge([aggregator.create(), *(b[0] for b in buckets[lo:hi])])
@@ -240,6 +260,7 @@ class WindowTable:
         ws.pane_ts = [times[lo], times[hi - 1]]
         ws.all_ts = [times[lo], times[hi - 1]]
         self.touch(ws)
+        return ws
 
     def prune(self, watermark: int) -> None:
         """Drop time-difference partial aggregates no live or future window can need.

@@ -4,9 +4,9 @@ One test per trigger kind (leaves, and each composite with random children from 
 small trigger trees). A run is random micro-batches (``feed_batch``, or tuples ``feed`` one by one
 into a batch left open) of out-of-order records for two keys, random processing-time advances (so
 ``AfterProcessingTime`` fires at its instants), random upstream watermarks, a random allowed
-lateness, fixed, sliding or global windows, a random accumulation mode, then ``close()``. The
-bolt's panes (values, timestamps, ``PaneInfo``, retractions, in emission order) and its
-late/closed-window drop counters must equal the model's.
+lateness, fixed, sliding, global, merging session or KIP-450 (``TimeDifferenceWindows``) windows, a
+random accumulation mode, then ``close()``. The bolt's panes (values, timestamps, ``PaneInfo``,
+retractions, in emission order) and its late/closed-window drop counters must equal the model's.
 
 ``SQUALL_TRIGGER_MODEL_EXAMPLES`` sets the number of examples per test (default 100), for long
 runs hunting disagreements.
@@ -24,7 +24,7 @@ from tests.event_time.helpers import harness, sum_bolt
 from tests.event_time.trigger_model import expected_output
 from windowing import Duration
 from windowing.accumulation import AccumulationMode
-from windowing.assigners import FixedWindows, GlobalWindows, SlidingWindows
+from windowing.assigners import FixedWindows, GlobalWindows, Sessions, SlidingWindows, TimeDifferenceWindows
 from windowing.triggers import (
     AfterAll,
     AfterAny,
@@ -88,7 +88,10 @@ def _absolute_watermarks(steps):
     return out
 
 
-assigners = st.sampled_from([("fixed", 20), ("sliding", 30, 10), ("global",)])
+# Sessions (gap 10 or 25) merge often among timestamps 0..59; ("td", 10) is TimeDifferenceWindows(10 ms, lateness).
+assigners = st.sampled_from([
+    ("fixed", 20), ("sliding", 30, 10), ("global",), ("sessions", 10), ("sessions", 25), ("td", 10),
+])
 scenarios = st.fixed_dictionaries({
     "assigner": assigners,
     "mode": st.sampled_from(sorted(MODES)),
@@ -97,16 +100,21 @@ scenarios = st.fixed_dictionaries({
 })
 
 
-def _assigner(spec):
+def _assigner(spec, lateness):
     if spec[0] == "fixed":
         return FixedWindows(Duration(spec[1]))
     if spec[0] == "sliding":
         return SlidingWindows(Duration(spec[1]), Duration(spec[2]))
+    if spec[0] == "sessions":
+        return Sessions(Duration(spec[1]))
+    if spec[0] == "td":
+        return TimeDifferenceWindows(Duration(spec[1]), Duration(lateness))
     return GlobalWindows()
 
 
 def run_bolt(trigger, scenario):
-    bolt = (sum_bolt(_assigner(scenario["assigner"]), mode=MODES[scenario["mode"]]).with_trigger(trigger)
+    windows = _assigner(scenario["assigner"], scenario["lateness"])
+    bolt = (sum_bolt(windows, mode=MODES[scenario["mode"]]).with_trigger(trigger)
             .with_allowed_lateness(Duration(scenario["lateness"])).with_lag(Duration(10_000)))
     h = harness(bolt)
     for kind, arg in scenario["steps"]:
@@ -225,4 +233,78 @@ def test_collection_emits_the_on_time_pane_as_beam(lateness):
         ("a", 0, 20, 3, 19, ("EARLY", 0, -1, False), False),
         ("a", 0, 20, 3, 19, ("ON_TIME", 1, 0, True), False),
     ]
+    assert got == model.panes
+
+
+# Sessions and KIP-450 windows: fixed cases ----------------------------------------------------------
+def test_streaming_102_session_walkthrough():
+    """Listing 11 (as test_seed_streaming102), replayed by the model: the late 9 joins [10, 70) and [105, 290)."""
+    trigger = AfterWatermark(early=AfterProcessingTime(Duration(60)), late=AfterCount(1))
+    scenario = {"assigner": ("sessions", 60), "mode": "retracting", "lateness": 600, "steps": [
+        ("batch", [("a", 10, 5)]), ("batch", [("a", 105, 7)]), ("advance", 60),
+        ("batch", [("a", 180, 3), ("a", 200, 4)]), ("batch", [("a", 230, 3)]), ("advance", 60),
+        ("batch", [("a", 150, 8)]), ("watermark", 300), ("batch", [("a", 60, 9)]),
+    ]}
+    model = expected_output(trigger, scenario["assigner"], scenario["mode"], scenario["lateness"], scenario["steps"])
+    assert model.panes[-3:] == [
+        ("a", 10, 70, 5, 69, ("ON_TIME", 1, 0, False), True),
+        ("a", 105, 290, 25, 289, ("ON_TIME", 1, 0, False), True),
+        ("a", 10, 290, 39, 289, ("LATE", 2, 1, False), False),
+    ]
+    check(trigger, scenario)
+
+
+def test_a_merge_reopens_a_closed_session_with_its_trigger_state():
+    """squall's documented rule: the proto-session is a part that never finished, so the merged session is open,
+    and its AfterCount holds the tuples of its parts (Beam would start a new session [5, 15) instead)."""
+    scenario = {"assigner": ("sessions", 10), "mode": "accumulating", "lateness": 60, "steps": [
+        ("batch", [("a", 0, 1)]), ("batch", [("a", 0, 2)]), ("batch", [("a", 5, 4)]),
+    ]}
+    model = expected_output(AfterCount(1), scenario["assigner"], scenario["mode"], 60, scenario["steps"])
+    assert [(p[1], p[2], p[3], p[5]) for p in model.panes] == [
+        (0, 10, 1, ("EARLY", 0, -1, True)),  # AfterCount(1) finished: [0, 10) closed; the 2 at 0 is dropped
+        (0, 15, 5, ("EARLY", 1, -1, True)),  # the 4 at 5 extends it: reopened with 1 (the 2 never went in)
+    ]
+    assert model.closed_window_drops == 1
+    check(AfterCount(1), scenario)
+
+
+# A KIP-450 record that no live window holds yet is not late when a window that can hold it is still
+# within the grace: docs/event-time.md ("a tuple whose windows all end at or before watermark -
+# lateness is dropped") and Kafka's KStreamSlidingWindowAggregate.process, which drops a record only when
+# `timestamp + 1 + timeDifference <= streamTime - grace`. It is kept in the partial aggregates, so it is in
+# the windows created later, and neither counted late nor sent to the late stream.
+TD_LATE = {"assigner": ("td", 10), "mode": "accumulating", "lateness": 0, "steps": [
+    ("watermark", 1), ("batch", [("a", 0, 1), ("a", 1, 1)]),
+]}
+
+
+def test_kip450_record_before_its_windows_is_aggregated_later():
+    model = expected_output(AfterWatermark(), TD_LATE["assigner"], "accumulating", 0, TD_LATE["steps"])
+    assert [(p[1], p[2], p[3]) for p in model.panes] == [(-9, 2, 2), (1, 12, 1)]  # the 0 is in [-9, 1]
+    got, _, _ = run_bolt(AfterWatermark(), TD_LATE)
+    assert got == model.panes
+
+
+def test_kip450_record_before_its_windows_is_not_late():
+    model = expected_output(AfterWatermark(), TD_LATE["assigner"], "accumulating", 0, TD_LATE["steps"])
+    assert model.late_tuples == 0
+    _, late, _ = run_bolt(AfterWatermark(), TD_LATE)
+    assert late == model.late_tuples
+
+
+# A KIP-450 window created from records already there (here the right window [1, 11] of the record at 0,
+# called for by the record at 5 that came first) changed in this batch, so its trigger is consulted at the
+# end of the batch, as Kafka forwards such a new window at once
+# (KStreamSlidingWindowAggregate.createPreviousRecordRightWindow -> updateWindowAndForward).
+TD_SEEDED = {"assigner": ("td", 10), "mode": "accumulating", "lateness": 0, "steps": [
+    ("batch", [("a", 5, 1)]), ("batch", [("a", 0, 2)]), ("watermark", 8),
+]}
+
+
+def test_kip450_seeded_window_is_consulted_in_its_batch():
+    trigger = Repeatedly(AfterCount(1))
+    model = expected_output(trigger, TD_SEEDED["assigner"], "accumulating", 0, TD_SEEDED["steps"])
+    assert ("a", 1, 12, 1, 11, ("EARLY", 0, -1, False), False) in model.panes
+    got, _, _ = run_bolt(trigger, TD_SEEDED)
     assert got == model.panes

@@ -40,7 +40,20 @@ as squall documents it to children that are not once-triggers:
   finishes when ``t`` has.
 
 :func:`expected_output` then replays a whole harness run (batches, processing time, watermarks,
-``close``) for fixed, sliding or global windows and lists the panes the bolt must emit.
+``close``) for fixed, sliding, global, session or KIP-450 windows and lists the panes the bolt must emit.
+
+Merging sessions add a third kind of event, :class:`Merged`, which starts the history of a session
+made by a merge and holds the histories of its parts; each node says what it keeps of them (squall's
+documented rule, see :class:`Merged`). squall's rule is not Beam's: Beam's Java runner merges the
+state of the ACTIVE windows only (a closed window is not active, and the new proto-window has no
+state), so a finished ``AfterCount`` stays finished (``AfterPaneStateMachine.onMerge``:
+``finishedInAnyMergingWindow``), ``AfterEach`` keeps its progress, ``AfterWatermark`` stays in its
+late phase when the merged window's end is passed, and a closed session does not merge at all. The
+model states squall's rule so that the bolt can be checked against it; the differences are findings.
+
+KIP-450 windows (``("td", d)``) are derived from the key's records: the left window ``[t - d, t]``
+of each record and the right window ``[t + 1, t + d + 1]`` of each record with a later one within
+``d``; a window is created when a record first calls for it, holding the records already in it.
 """
 
 from __future__ import annotations
@@ -48,6 +61,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 from windowing.triggers import (
@@ -119,7 +133,24 @@ class Look:
         return Look(self.now, self.watermark, None)
 
 
-History = tuple[Arrival | Look, ...]
+@dataclass(frozen=True)
+class Merged:
+    """The window was made by merging windows; ``parts``: ``(end, history)`` of this node in each of them.
+
+    Only ever the first event of a history. What it means, node by node, is squall's documented
+    rule for merged sessions: every node of the trigger is unfinished again (the proto-session the
+    new tuple opened is one of the parts, and it never finished), ``AfterCount`` counts the tuples
+    of all parts, ``AfterProcessingTime`` keeps the earliest deadline of the parts (finished ones
+    included: a finished leaf keeps what it saw), and a composite's children start from the merge
+    of the parts' children, slot by slot (:func:`_slots`). A child's state in a part is its latest
+    history there, with one exception: ``AfterWatermark`` forgets its early child at the on-time
+    firing.
+    """
+
+    parts: tuple[Any, ...]
+
+
+History = tuple[Arrival | Look | Merged, ...]
 
 
 @dataclass(frozen=True)
@@ -129,12 +160,14 @@ class Replay:
     ``current``: ``(child tree, child history)`` of the children that would be asked at the next
     consultation (a finished child of AfterAny/AfterAll appears with ``None`` as its history).
     ``every``: every child history there ever was (restarted children included), for timers.
+    ``state``: per slot (:func:`_slots`), the child history that holds its state now.
     """
 
     finished: bool
     current: tuple[tuple[Any, History | None], ...]
     every: tuple[tuple[Any, History], ...]
     late_phase: bool = False
+    state: tuple[History, ...] = ()  # each slot's latest history, what a merge starts that slot from
 
 
 def _arrivals(hist: History) -> list[Arrival]:
@@ -145,6 +178,45 @@ def _looks(hist: History) -> list[Look]:
     return [e for e in hist if isinstance(e, Look)]
 
 
+def _count(hist: History) -> int:
+    """How many tuples an ``AfterCount`` holds after ``hist``: its arrivals, plus the parts' counts after a merge."""
+    n = 0
+    for event in hist:
+        if isinstance(event, Arrival):
+            n += 1
+        elif isinstance(event, Merged):
+            n += sum(_count(part) for _, part in event.parts)
+    return n
+
+
+def _deadline(delay: int, hist: History) -> int | None:
+    """When an ``AfterProcessingTime(delay)`` is due after ``hist``: the first arrival plus the delay, or
+    after a merge the earliest deadline of the parts (the first arrival after it when they had none)."""
+    due: int | None = None
+    for event in hist:
+        if isinstance(event, Merged):
+            found = [d for d in (_deadline(delay, part) for _, part in event.parts) if d is not None]
+            due = min(found) if found else None
+        elif isinstance(event, Arrival) and due is None:
+            due = event.now + delay
+    return due
+
+
+def _slots(tree: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A composite's children in squall's order; AfterWatermark's are ``Repeatedly(early)`` and
+    ``Repeatedly(late)`` (None when not given)."""
+    kind = tree[0]
+    if kind == "repeat":
+        return (tree[1],)
+    if kind in ("each", "any", "all"):
+        return tree[1]
+    if kind == "until":
+        return (tree[1], tree[2])
+    if kind == "watermark":
+        return tuple(None if t is None else ("repeat", t) for t in (tree[1], tree[2]))
+    raise ValueError(tree)
+
+
 @lru_cache(maxsize=400_000)
 def ready(tree: tuple[Any, ...], end: int, hist: History) -> bool:
     """Whether the node fires at the consultation that ends ``hist`` (it must not have finished)."""
@@ -153,10 +225,10 @@ def ready(tree: tuple[Any, ...], end: int, hist: History) -> bool:
     past = hist[:-1]
     kind = tree[0]
     if kind == "count":
-        return len(_arrivals(past)) >= tree[1]
+        return _count(past) >= tree[1]
     if kind == "delay":
-        arrivals = _arrivals(past)
-        return bool(arrivals) and look.now >= arrivals[0].now + tree[1]
+        due = _deadline(tree[1], past)
+        return due is not None and look.now >= due
     if kind == "default":
         return look.watermark >= end
     if kind == "never":
@@ -184,7 +256,7 @@ def finished(tree: tuple[Any, ...], end: int, hist: History) -> bool:
     """Whether the node has finished after ``hist`` (decided consultations only)."""
     kind = tree[0]
     if kind in ("count", "delay"):
-        return any(look.fired for look in _looks(hist))
+        return any(look.fired for look in _looks(hist))  # a merge leaves it unfinished until it fires again
     if kind in ("default", "never"):
         return False
     return _replay(tree, end, hist).finished
@@ -192,11 +264,14 @@ def finished(tree: tuple[Any, ...], end: int, hist: History) -> bool:
 
 @lru_cache(maxsize=400_000)
 def deadlines(tree: tuple[Any, ...], end: int, hist: History) -> tuple[int, ...]:
-    """Every processing-time instant the node asked to be consulted at, sorted (a multiset)."""
+    """Every processing-time instant the node asked to be consulted at, sorted (a multiset).
+
+    After a merge that includes the merged deadline of every leaf with one, current or not.
+    """
     kind = tree[0]
     if kind == "delay":
-        arrivals = _arrivals(hist)
-        return (arrivals[0].now + tree[1],) if arrivals else ()
+        due = _deadline(tree[1], hist)
+        return () if due is None else (due,)
     if kind in ("count", "default", "never"):
         return ()
     out: list[int] = []
@@ -207,48 +282,68 @@ def deadlines(tree: tuple[Any, ...], end: int, hist: History) -> tuple[int, ...]
 
 @lru_cache(maxsize=400_000)
 def _replay(tree: tuple[Any, ...], end: int, hist: History) -> Replay:
-    """Walk a composite's decided history and split it into its children's histories."""
+    """Walk a composite's decided history and split it into its children's histories.
+
+    A history that starts with a merge starts each slot's child from the merge of that slot's
+    state in every part; without one every child starts with an empty history.
+    """
+    slots = _slots(tree)
+    start: list[list[Arrival | Look | Merged]] = [[] for _ in slots]
+    if hist and isinstance(hist[0], Merged):
+        parts = hist[0].parts
+        states = [_replay(tree, e, part).state if part else tuple(() for _ in slots) for e, part in parts]
+        start = [[Merged(tuple((e, s[i]) for (e, _), s in zip(parts, states, strict=True)))] for i in range(len(slots))]
+        hist = hist[1:]
     kind = tree[0]
     if kind == "repeat":
-        return _replay_repeat(tree[1], end, hist)
+        return _replay_repeat(tree[1], end, start, hist)
     if kind == "each":
-        return _replay_each(tree[1], end, hist)
+        return _replay_each(tree[1], end, start, hist)
     if kind in ("any", "all"):
-        return _replay_parallel(tree[1], end, hist, any if kind == "any" else all)
+        return _replay_parallel(tree[1], end, start, hist, any if kind == "any" else all)
     if kind == "until":
-        return _replay_until(tree[1], tree[2], end, hist)
+        return _replay_until(tree[1], tree[2], end, start, hist)
     if kind == "watermark":
-        return _replay_watermark(tree[1], tree[2], end, hist)
+        return _replay_watermark(tree[1], tree[2], end, start, hist)
     raise ValueError(tree)
 
 
-def _replay_repeat(child: Any, end: int, hist: History) -> Replay:
-    lives: list[list[Arrival | Look]] = [[]]
+def _frozen(lives: list[list[Any]]) -> tuple[History, ...]:
+    return tuple(tuple(life) for life in lives)
+
+
+def _replay_repeat(child: Any, end: int, start: list[list[Any]], hist: History) -> Replay:
+    lives: list[list[Arrival | Look | Merged]] = [start[0]]
     for event in hist:
         lives[-1].append(event)  # the child fires exactly when Repeatedly does
         if isinstance(event, Look) and event.fired and finished(child, end, tuple(lives[-1])):
             lives.append([])  # it starts again with nothing seen
     every = tuple((child, tuple(life)) for life in lives)
-    return Replay(False, (every[-1],), every)
+    return Replay(False, (every[-1],), every, state=(every[-1][1],))
 
 
-def _replay_each(children: tuple[Any, ...], end: int, hist: History) -> Replay:
-    lives: list[list[Arrival | Look]] = [[]]
+def _replay_each(children: tuple[Any, ...], end: int, start: list[list[Any]], hist: History) -> Replay:
+    # One life per child: the current one sees everything; the next starts from what it holds
+    # (nothing, or its merged state after a merge) when the current one finishes.
+    lives = start
+    i = 0
+    over = False
     for event in hist:
-        i = len(lives) - 1
-        lives[-1].append(event)
-        if isinstance(event, Look) and event.fired and finished(children[i], end, tuple(lives[-1])):
+        lives[i].append(event)
+        if isinstance(event, Look) and event.fired and finished(children[i], end, tuple(lives[i])):
             if i + 1 == len(children):
-                every = tuple((children[j], tuple(life)) for j, life in enumerate(lives))
-                return Replay(True, (), every)
-            lives.append([])
-    every = tuple((children[j], tuple(life)) for j, life in enumerate(lives))
-    return Replay(False, (every[-1],), every)
+                over = True
+                break
+            i += 1
+    every = tuple(zip(children, _frozen(lives), strict=True))
+    return Replay(over, () if over else (every[i],), every, state=_frozen(lives))
 
 
-def _replay_parallel(children: tuple[Any, ...], end: int, hist: History, combine: Any) -> Replay:
-    lives: list[list[Arrival | Look]] = [[] for _ in children]
-    done = [False] * len(children)
+def _replay_parallel(
+    children: tuple[Any, ...], end: int, start: list[list[Any]], hist: History, combine: Any
+) -> Replay:
+    lives = start
+    done = [finished(children[j], end, tuple(lives[j])) for j in range(len(children))]
     over = False
     for event in hist:
         if isinstance(event, Arrival):
@@ -267,14 +362,13 @@ def _replay_parallel(children: tuple[Any, ...], end: int, hist: History, combine
         if event.fired and combine(done):
             over = True
             break
-    every = tuple((children[j], tuple(life)) for j, life in enumerate(lives))
+    every = tuple(zip(children, _frozen(lives), strict=True))
     current = () if over else tuple((children[j], None if done[j] else tuple(lives[j])) for j in range(len(children)))
-    return Replay(over, current, every)
+    return Replay(over, current, every, state=_frozen(lives))
 
 
-def _replay_until(main: Any, until: Any, end: int, hist: History) -> Replay:
-    first: list[Arrival | Look] = []
-    second: list[Arrival | Look] = []
+def _replay_until(main: Any, until: Any, end: int, start: list[list[Any]], hist: History) -> Replay:
+    first, second = start
     over = False
     for event in hist:
         if isinstance(event, Arrival):
@@ -292,21 +386,22 @@ def _replay_until(main: Any, until: Any, end: int, hist: History) -> Replay:
             over = True
             break
     every = ((main, tuple(first)), (until, tuple(second)))
-    return Replay(over, () if over else every, every)
+    return Replay(over, () if over else every, every, state=(tuple(first), tuple(second)))
 
 
-def _replay_watermark(early: Any, late: Any, end: int, hist: History) -> Replay:
-    before: list[Arrival | Look] = []
-    after: list[Arrival | Look] = []
+def _replay_watermark(early: Any, late: Any, end: int, start: list[list[Any]], hist: History) -> Replay:
+    # A merge always lands in the early phase: the proto-session never fired on time.
+    before, after = start
     on_time_fired = False
+    over = False
     for event in hist:
         if on_time_fired:
             after.append(event)
         elif isinstance(event, Look) and event.fired and event.watermark >= end:
             on_time_fired = True  # the on-time firing; the early child is dropped
             if late is None:
-                every = ((("repeat", early), tuple(before)),) if early is not None else ()
-                return Replay(True, (), every, late_phase=True)
+                over = True
+                break
         else:
             before.append(event)
     every: list[tuple[Any, History]] = []
@@ -314,11 +409,14 @@ def _replay_watermark(early: Any, late: Any, end: int, hist: History) -> Replay:
         every.append((("repeat", early), tuple(before)))
     if late is not None:
         every.append((("repeat", late), tuple(after)))
-    if on_time_fired:
+    if over:
+        current: tuple[tuple[Any, History | None], ...] = ()
+    elif on_time_fired:
         current = ((("repeat", late), tuple(after)),)
     else:
         current = ((("repeat", early), tuple(before)),) if early is not None else ()
-    return Replay(False, current, tuple(every), late_phase=on_time_fired)
+    state = (() if on_time_fired else tuple(before), tuple(after))
+    return Replay(over, current, tuple(every), late_phase=on_time_fired, state=state)
 
 
 def clear_caches() -> None:
@@ -328,32 +426,41 @@ def clear_caches() -> None:
 
 
 # The bolt -------------------------------------------------------------------------------------------
+FURTHEST = {None: 0, "EARLY": 1, "ON_TIME": 2, "LATE": 3}
+
+
 @dataclass
 class _Window:
     key: str
     start: int
     end: int
     seq: int
-    hist: list[Arrival | Look] = field(default_factory=list)
+    hist: list[Arrival | Look | Merged] = field(default_factory=list)
     closed: bool = False
     total: int = 0
     since_last: int = 0
     fresh: bool = False  # data not yet emitted
     early_data: bool = False  # got data while the watermark was before its end
-    timings: list[str] = field(default_factory=list)
+    panes: int = 0  # panes emitted (the next pane's index)
+    nonspeculative: int = -1  # the last ON_TIME/LATE pane's nonspeculative index
+    furthest: str | None = None  # the furthest timing emitted: None, EARLY, ON_TIME, LATE
     last: tuple[Any, ...] | None = None
+    pending: list[tuple[Any, ...]] = field(default_factory=list)  # retractions of merged-away sessions
     timers: list[int] = field(default_factory=list)
     asked: Counter[int] = field(default_factory=Counter)
 
 
 def windows_of(assigner: tuple[Any, ...], ts: int) -> list[tuple[int, int]]:
-    """``("fixed", size)``, ``("sliding", size, period)`` or ``("global",)``: the windows of ``ts``, oldest first."""
+    """``("fixed", size)``, ``("sliding", size, period)``, ``("global",)`` or ``("sessions", gap)``:
+    the windows of ``ts``, oldest first (for sessions, the proto-session)."""
     if assigner[0] == "fixed":
         size = assigner[1]
         return [(s, s + size) for s in range(ts - size + 1, ts + 1) if s % size == 0]
     if assigner[0] == "sliding":
         size, period = assigner[1], assigner[2]
         return [(s, s + size) for s in range(ts - size + 1, ts + 1) if s % period == 0]
+    if assigner[0] == "sessions":
+        return [(ts, ts + assigner[1])]
     return [(MIN_TIMESTAMP, END_OF_TIME)]
 
 
@@ -384,6 +491,24 @@ def expected_output(
     not yet emitted, or when that pane is its ON_TIME pane (it emitted only EARLY panes), as Beam's
     Java runner does: ``ReduceFnRunner.onTimers`` calls ``onTrigger(isFinished=true)`` and
     ``needToEmit`` keeps an empty ON_TIME pane under the default ``OnTimeBehavior.FIRE_ALWAYS``.
+
+    Sessions (``("sessions", gap)``), as squall documents them: a tuple too late for its
+    proto-session ``[ts, ts + gap)`` is a late tuple; a proto-session inside a session of its key
+    joins it (dropped when that session is closed); otherwise it and every session of its key it
+    overlaps (touching is not overlapping) become one new session: its trigger history starts with
+    :class:`Merged`, its value is the sum of theirs, it has new data and on-time data when any part
+    had, its pane index, nonspeculative index and timing are the furthest of the parts', and in
+    retracting mode its next pane retracts, first, the parts' pending retractions and last panes
+    (parts ordered by start). The new session is a new window: consulted at the end of the batch,
+    when the watermark passes its end (not when the watermark had passed it already), and for the
+    timers its merged trigger asks for (past ones fire at the next advance).
+
+    KIP-450 windows (``("td", d)``, grace = ``lateness``): see :func:`differences` below. A record is
+    kept (it will be in the windows created later that hold it) while ``ts + d + 1 + lateness`` is
+    after the watermark, and counted late only when it is not kept (Kafka drops a record only when
+    ``ts + 1 + d <= stream time - grace``). A window created with records already in it is touched
+    when it is created, so it is consulted at the end of the batch even when the new record is not
+    in it (Kafka forwards such a window at once).
     """
     clear_caches()
     tree = tree_of(trigger)
@@ -391,29 +516,35 @@ def expected_output(
     live: dict[tuple[str, int, int], _Window] = {}
     dirty: list[tuple[str, int, int]] = []
     clock = {"now": 0, "wm": 0, "seq": 0, "late": 0, "closed_drops": 0}
+    kept: dict[str, list[tuple[int, int]]] = {}  # KIP-450: each key's accepted records (ts, v)
+    made: set[tuple[str, int, int]] = set()  # KIP-450: every window created so far
 
     def timing_of(w: _Window) -> tuple[str, int]:
         # Beam's PaneInfoTracker: LATE after any non-early pane, EARLY before the end, then the
         # one ON_TIME pane if the window had data before the watermark passed its end, else LATE.
-        settled = sum(t != "EARLY" for t in w.timings)
-        if settled:
-            return "LATE", settled
+        if w.furthest in ("ON_TIME", "LATE"):
+            return "LATE", w.nonspeculative + 1
         if clock["wm"] < w.end:
             return "EARLY", -1
-        return ("ON_TIME" if w.early_data else "LATE"), 0
+        return ("ON_TIME" if w.early_data else "LATE"), w.nonspeculative + 1
 
     def emit(w: _Window, is_last: bool) -> None:
         timing, nonspeculative = timing_of(w)
         if not w.fresh and timing != "ON_TIME":
             return  # nothing new, and not the on-time pane: nothing to say
         value = w.since_last if mode == "discarding" else w.total
-        pane = (timing, len(w.timings), nonspeculative, is_last)
+        pane = (timing, w.panes, nonspeculative, is_last)
         ts = w.end - 1
-        if mode == "retracting" and w.last is not None:
-            out.append((w.key, w.start, w.end, *w.last, True))
+        if mode == "retracting":
+            out.extend((w.key, *old, True) for old in w.pending)
+            w.pending = []
+            if w.last is not None:
+                out.append((w.key, w.start, w.end, *w.last, True))
         out.append((w.key, w.start, w.end, value, ts, pane, False))
         w.last = (value, ts, pane)
-        w.timings.append(timing)
+        w.panes += 1
+        w.nonspeculative = w.nonspeculative if timing == "EARLY" else nonspeculative
+        w.furthest = timing
         w.fresh = False
         w.since_last = 0
 
@@ -440,21 +571,101 @@ def expected_output(
             if wid in live:
                 consult(live[wid], collectable(live[wid]))
 
+    def new_window(key: str, start: int, end: int) -> _Window:
+        w = live[(key, start, end)] = _Window(key, start, end, clock["seq"])
+        clock["seq"] += 1
+        return w
+
+    def merge(key: str, proto: tuple[int, int], parts: list[_Window]) -> _Window:
+        for p in parts:
+            del live[(p.key, p.start, p.end)]
+        w = new_window(key, min(proto[0], parts[0].start), max(proto[1], parts[-1].end))
+        w.hist = [Merged((*((p.end, tuple(p.hist)) for p in parts), (proto[1], ())))]
+        w.closed = finished(tree, w.end, tuple(w.hist))
+        w.total = sum(p.total for p in parts)
+        w.since_last = sum(p.since_last for p in parts)
+        w.fresh = any(p.fresh for p in parts)
+        w.early_data = any(p.early_data for p in parts)
+        w.panes = max(p.panes for p in parts)
+        w.nonspeculative = max(p.nonspeculative for p in parts)
+        w.furthest = max((p.furthest for p in parts), key=FURTHEST.__getitem__)
+        for p in parts:
+            w.pending.extend(p.pending)
+            if p.last is not None:
+                w.pending.append((p.start, p.end, *p.last))
+        w.asked = Counter(deadlines(tree, w.end, tuple(w.hist)))
+        w.timers = list(w.asked.elements())
+        return w
+
+    def session_of(key: str, ts: int) -> _Window:
+        proto = windows_of(assigner, ts)[0]
+        mine = sorted((w for w in live.values() if w.key == key), key=lambda w: w.start)
+        assert all(a.end <= b.start for a, b in pairwise(mine)), "sessions of a key overlap"
+        parts = [w for w in mine if w.start < proto[1] and proto[0] < w.end]
+        if not parts:
+            return new_window(key, *proto)
+        if len(parts) == 1 and parts[0].start <= proto[0] and proto[1] <= parts[0].end:
+            return parts[0]
+        return merge(key, proto, parts)
+
+    def differences(key: str, ts: int) -> tuple[list[_Window], bool]:
+        # KIP-450: the windows a key's records call for are the left window [t - d, t] of each record
+        # and the right window [t + 1, t + d + 1] of each record with a later one within d. The
+        # record creates those it newly calls for (its left window, its right window, its
+        # predecessor's right window, in that order) unless they are past the lateness, each with
+        # the records already in it, which its trigger sees as arrivals now.
+        d = assigner[1]
+        mine = kept.setdefault(key, [])
+
+        def called_for(times: list[int]) -> set[tuple[int, int]]:
+            lefts = {(t - d, t + 1) for t in times}
+            rights = {(t + 1, t + d + 2) for t in times if any(t < r <= t + d for r in times)}
+            return lefts | rights
+
+        fresh = called_for([t for t, _ in mine] + [ts]) - called_for([t for t, _ in mine])
+        order = {(ts - d, ts + 1): 0, (ts + 1, ts + d + 2): 1}
+        for start, end in sorted(fresh, key=lambda w: order.get(w, 2)):
+            if (key, start, end) in made or end + lateness <= clock["wm"]:
+                continue
+            made.add((key, start, end))
+            w = new_window(key, start, end)
+            inside = [v for t, v in mine if start <= t < end]
+            w.total = w.since_last = sum(inside)
+            w.hist = [Arrival(clock["now"]) for _ in inside]
+            if inside:
+                w.fresh = True
+                w.early_data = clock["wm"] < end
+                w.asked = Counter(deadlines(tree, end, tuple(w.hist)))
+                w.timers = list(w.asked.elements())
+                dirty.append((key, start, end))  # touched now: consulted at the end of the batch
+        targets = sorted((w for w in live.values() if w.key == key and w.start <= ts < w.end), key=lambda w: w.start)
+        keep = ts + d + 1 + lateness > clock["wm"]  # some window that can hold it is still within the lateness
+        if keep:
+            mine.append((ts, v))
+        return targets, keep
+
     def add(key: str, ts: int, v: int) -> None:
-        targets = []
-        for start, end in windows_of(assigner, ts):
-            if end + lateness <= clock["wm"]:
-                continue  # beyond the allowed lateness
-            if (key, start, end) not in live:
-                live[(key, start, end)] = _Window(key, start, end, clock["seq"])
-                clock["seq"] += 1
-            targets.append(live[(key, start, end)])
+        targets: list[_Window] = []
+        kept = False  # KIP-450: kept for windows created later, so neither late nor dropped
+        if assigner[0] == "td":
+            targets, kept = differences(key, ts)
+        elif assigner[0] == "sessions":
+            start, end = windows_of(assigner, ts)[0]
+            if end + lateness > clock["wm"]:  # else the proto-session is beyond the allowed lateness
+                targets.append(session_of(key, ts))
+        else:
+            for start, end in windows_of(assigner, ts):
+                if end + lateness <= clock["wm"]:
+                    continue  # beyond the allowed lateness
+                if (key, start, end) not in live:
+                    new_window(key, start, end)
+                targets.append(live[(key, start, end)])
         if not targets:
-            clock["late"] += 1
+            clock["late"] += not kept
             return
         open_ones = [w for w in targets if not w.closed]
         if not open_ones:
-            clock["closed_drops"] += 1
+            clock["closed_drops"] += not kept
         for w in open_ones:
             w.total += v
             w.since_last += v
