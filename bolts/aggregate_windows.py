@@ -36,7 +36,7 @@ class Placement(NamedTuple):
     """
 
     windows: list[WindowState]
-    seeded: list[WindowState] = []
+    seeded: tuple[WindowState, ...] = ()
     kept: bool = False
 
 
@@ -240,7 +240,7 @@ class WindowTable:
         low, high = assigner.start_range(ts)
         starts = self.starts.get(key, [])
         chosen = starts[bisect_left(starts, low) : bisect_right(starts, high)]
-        return Placement([mine[assigner.window_at(s)] for s in chosen], seeded, kept)
+        return Placement([mine[assigner.window_at(s)] for s in chosen], tuple(seeded), kept)
 
     def _seed(self, key: Key, window: Window, watermark: int, now: int) -> WindowState:
         """Create a time-difference window from the partial aggregates of the records already in it."""
