@@ -25,11 +25,15 @@ def harness(bolt: WindowedAggregateBolt, **kwargs: Any) -> BoltHarness:
 
 
 def replay(h: BoltHarness, steps: list[tuple[str, Any]]) -> None:
-    """Drive ``h`` through ``steps``: ``("batch", rows)`` (one micro-batch), ``("advance", ms)`` of
-    processing time, ``("watermark", ts)`` from upstream."""
+    """Drive ``h`` through ``steps``: ``("batch", rows)`` (one micro-batch), ``("feed", rows)`` (fed
+    one by one into a batch left open), ``("advance", ms)`` of processing time, ``("watermark", ts)``
+    from upstream."""
     for kind, arg in steps:
         if kind == "batch":
             h.feed_batch(arg)
+        elif kind == "feed":
+            for row in arg:
+                h.feed(row)
         elif kind == "advance":
             h.advance(arg)
         elif kind == "watermark":

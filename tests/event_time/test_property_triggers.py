@@ -15,7 +15,7 @@ from collections import defaultdict
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.event_time.helpers import harness, last_by_window, net_by_window, panes, sum_bolt
+from tests.event_time.helpers import harness, last_by_window, net_by_window, panes, replay, sum_bolt
 from windowing import Duration
 from windowing.accumulation import AccumulationMode as M
 from windowing.assigners import FixedWindows
@@ -63,13 +63,7 @@ def run(trigger, mode, stream, lateness=30):
     bolt = (sum_bolt(FixedWindows(Duration(SIZE)), mode=mode).with_trigger(trigger)
             .with_allowed_lateness(Duration(lateness)).with_lag(Duration(10_000)))
     h = harness(bolt)
-    for kind, arg in stream:
-        if kind == "batch":
-            h.feed_batch(arg)
-        elif kind == "watermark":
-            h.advance_watermark(arg)
-        else:
-            h.advance(arg)
+    replay(h, stream)
     h.close()
     return panes(h)
 

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.event_time.helpers import harness, sum_bolt
+from tests.event_time.helpers import harness, replay, sum_bolt
 from tests.event_time.trigger_model import expected_output
 from windowing import Duration
 from windowing.accumulation import AccumulationMode
@@ -117,16 +117,7 @@ def run_bolt(trigger, scenario):
     bolt = (sum_bolt(windows, mode=MODES[scenario["mode"]]).with_trigger(trigger)
             .with_allowed_lateness(Duration(scenario["lateness"])).with_lag(Duration(10_000)))
     h = harness(bolt)
-    for kind, arg in scenario["steps"]:
-        if kind == "batch":
-            h.feed_batch(arg)
-        elif kind == "feed":
-            for row in arg:
-                h.feed(row)
-        elif kind == "advance":
-            h.advance(arg)
-        else:
-            h.advance_watermark(arg)
+    replay(h, scenario["steps"])
     h.close()
     got = [(*values[:5], tuple(values[5]), values[6]) for stream, values in h.emitted if stream == "default"]
     return got, h.task.late_tuples, h.task.closed_window_drops
