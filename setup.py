@@ -1,6 +1,6 @@
 """Packaging for squall: Storm-style windowed bolts on Apache Spark."""
 
-from setuptools import setup
+from setuptools import find_packages, setup
 
 TESTS = [
     "pytest>=8",
@@ -10,7 +10,9 @@ TESTS = [
 ]
 REDIS = ["redis>=5"]
 HBASE = ["happybase>=1.2"]
-SPARK = ["pyspark>=4.0,<5", "pandas>=2.0"]
+# pyspark is pinned to the version whose Kafka connector (spark-sql-kafka-0-10_2.13) Maven Central serves;
+# pandas stays below 3 while PySpark warns about it.
+SPARK = ["pyspark==4.2.0", "pandas>=2.0,<3"]
 
 setup(
     name="squall",
@@ -19,16 +21,8 @@ setup(
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
     python_requires=">=3.11",
-    packages=[
-        "windowing",
-        "bolts",
-        "state_backends",
-        "topologies",
-        "topologies.examples",
-        "topologies.executor",
-        "topologies.spouts",
-    ],
-    package_data={name: ["py.typed"] for name in ("windowing", "bolts", "state_backends", "topologies")},
+    packages=find_packages(include=["squall", "windowing*", "bolts*", "state_backends*", "topologies*"]),
+    package_data={name: ["py.typed"] for name in ("squall", "windowing", "bolts", "state_backends", "topologies")},
     install_requires=["pyarrow>=16", "msgpack>=1.0"],
     extras_require={
         "spark": SPARK,
