@@ -9,8 +9,13 @@ one with ``BoltHarness.feed`` form one batch up to the next ``advance``,
 
 Time is injected: processing time moves only with :meth:`advance_to`; the
 bolt's own watermark is recomputed every watermark interval of it, and
-processing-time triggers fire at their exact instants on the way. The whole
-state is plain data: :meth:`snapshot` and :meth:`restore` (deterministic).
+processing-time triggers fire at their exact instants on the way. With
+``watermark_at_batch_end`` (the Spark executor's setting) the watermark is also
+recomputed at every explicit :meth:`end_batch`, right after the batch's triggers
+are consulted, as the interval timer would if it fired just after the batch; the
+other batch closes (before time or the watermark moves, at ``close``) do not
+recompute it. The whole state is plain data: :meth:`snapshot` and
+:meth:`restore` (deterministic).
 
 With a ``store`` (a namespace of a state backend), the task resumes from the
 store's last commit when prepared and :meth:`commit` writes what changed since
@@ -60,6 +65,7 @@ class AggregateTask(BoltTask):
         task_index: int = 0,
         parallelism: int = 1,
         store: WindowStore | None = None,
+        watermark_at_batch_end: bool = False,
         **_: Any,
     ) -> None:
         super().__init__(
@@ -78,6 +84,7 @@ class AggregateTask(BoltTask):
         self.closed_window_drops = 0
         self.collector: OutputCollector | None = None
         self.store = store
+        self.watermark_at_batch_end = watermark_at_batch_end
         self._read_ts = self._timestamp_reader()
 
     # Life cycle ---------------------------------------------------------------------------------
@@ -98,7 +105,7 @@ class AggregateTask(BoltTask):
 
     def close(self) -> None:
         """End of input: the watermark goes to the end of time, every window fires and is collected."""
-        self.end_batch()
+        self._close_batch()
         self._move_watermark(END_OF_TIME)
         self.bolt.cleanup()
 
@@ -144,7 +151,18 @@ class AggregateTask(BoltTask):
                      self.component, tup, ts, self._watermark)
 
     def end_batch(self) -> None:
-        """Close the micro-batch: consult the trigger of every window the batch touched, in first-touch order."""
+        """The micro-batch is delivered: close it; with ``watermark_at_batch_end``, then emit the watermark.
+
+        The watermark moves after the batch's triggers are consulted, exactly as
+        the interval timer would move it if it fired right after the batch: the
+        windows it completes fire in this batch.
+        """
+        self._close_batch()
+        if self.watermark_at_batch_end:
+            self._on_watermark_timer(self.clock.now())
+
+    def _close_batch(self) -> None:
+        """Consult the trigger of every window the batch touched, in first-touch order."""
         dirty, self.dirty = list(self.dirty), {}
         for wid in dirty:
             ws = self.table.windows.get(wid)
@@ -162,7 +180,7 @@ class AggregateTask(BoltTask):
     # Time ---------------------------------------------------------------------------------------
     def advance_to(self, now_ms: int) -> None:
         """Move processing time to ``now_ms``: watermark ticks and trigger timers fire at their instants, in order."""
-        self.end_batch()
+        self._close_batch()
         while True:
             tick = self.timers.next_due()
             due = self.table.schedule.next_timer()
@@ -189,7 +207,7 @@ class AggregateTask(BoltTask):
 
     def advance_watermark(self, ts: int, stream: tuple[str, str] | None = None) -> None:
         """Take a watermark from upstream for ``stream`` (a ``(component, stream)`` pair), or for every input."""
-        self.end_batch()
+        self._close_batch()
         self.marks.set_upstream(ts, stream)
         self._move_watermark(self.marks.current())
 

@@ -61,6 +61,12 @@ class WindowedBoltExecutor(BoltTask):
     ``input_streams`` are the ``(component, stream)`` pairs the task subscribes
     to; in event time the watermark waits for a tuple on each of them.
     ``observer``, when given, sees each window just before the bolt does.
+
+    In event time the watermark is emitted every watermark interval of processing
+    time, as in Storm. With ``watermark_at_batch_end`` it is also emitted at every
+    :meth:`end_batch`, through the same code as the timer, so the windows and late
+    tuples of a run depend only on its batches, not on how fast they ran (the
+    Spark executor turns it on).
     """
 
     def __init__(
@@ -73,6 +79,7 @@ class WindowedBoltExecutor(BoltTask):
         task_index: int = 0,
         parallelism: int = 1,
         observer: WindowObserver | None = None,
+        watermark_at_batch_end: bool = False,
     ) -> None:
         super().__init__(
             bolt, component=component, input_streams=input_streams, task_index=task_index, parallelism=parallelism
@@ -81,6 +88,7 @@ class WindowedBoltExecutor(BoltTask):
         self.config.validate(component)
         self.output_streams = bolt.output_streams(component)
         self.observer = observer
+        self.watermark_at_batch_end = watermark_at_batch_end
         self.clock = ManualClock(start_time_ms)
         self.timers = PeriodicTimers(self.clock)
         self.manager: WindowManager[Tuple] = self.config.spec().build(self, self.clock, self._buffer_factory())
@@ -150,6 +158,11 @@ class WindowedBoltExecutor(BoltTask):
                 "%s: late tuple %r with timestamp %d (watermark %d) is not processed",
                 self.component, tup, ts, self.watermarks.watermark if self.watermarks else 0,
             )
+
+    def end_batch(self) -> None:
+        """The micro-batch is delivered: with ``watermark_at_batch_end``, emit the watermark as its timer would."""
+        if self.watermark_at_batch_end:
+            self._emit_watermark(self.clock.now())
 
     def is_late(self, ts: int) -> bool:
         """Whether a tuple with timestamp ``ts`` would be late now."""

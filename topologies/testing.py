@@ -6,6 +6,9 @@ Example::
     h.feed({"ts": 1000, "value": 3})
     h.advance(Duration.seconds(1))     # timers and watermark emission due on the way fire
     h.windows[0].tuples, h.emitted, h.late
+
+The harness runs its own deep copy of the bolt (``h.bolt``), so the bolt passed
+in stays as configured and can be given to another harness or a topology.
 """
 
 from __future__ import annotations
@@ -72,6 +75,18 @@ class BoltHarness:
     ``harness/<component>/0``) or a namespace object. :meth:`commit` then commits
     like the Spark executor after a batch, and :meth:`restart` simulates a crash
     and a restart from the last commit.
+
+    The harness runs its own deep copy of ``bolt``, available as ``bolt`` (the
+    running instance: its fields, its user state); the object passed in is never
+    prepared, so it can be run again by another harness or submitted to Spark.
+
+    In event time the bolt's watermark moves, by default, only with
+    :meth:`advance`/:meth:`advance_to` (on its watermark interval) and
+    :meth:`advance_watermark`, so a test that drives it by hand keeps its meaning.
+    With ``watermark_per_batch=True`` it is also emitted at the end of every
+    :meth:`feed_batch` (and at :meth:`close`), as the Spark executor emits it at
+    the end of every micro-batch; tuples fed one by one with :meth:`feed` do not
+    end a batch.
     """
 
     def __init__(
@@ -85,11 +100,11 @@ class BoltHarness:
         start_time_ms: int = 0,
         conf: dict[str, Any] | None = None,
         state: WindowStore | str | None = None,
+        watermark_per_batch: bool = False,
     ) -> None:
         if isinstance(streams, str) or not streams:
             msg = f"BoltHarness: `streams` must be a non-empty sequence of stream names; got {streams!r}"
             raise ValueError(msg)
-        self.bolt = bolt
         self.streams = tuple(streams)
         self.source_component = source_component
         self._fields = self._fields_by_stream(fields)
@@ -101,19 +116,23 @@ class BoltHarness:
         if isinstance(state, str):  # a backend URL: the task gets its own namespace there
             state = open_backend(state).namespace(f"harness/{component}/0")
         self.state = state
-        self._template = copy.deepcopy(bolt)  # a fresh copy of the configured bolt, for restart()
+        self.watermark_per_batch = watermark_per_batch
+        # The caller's bolt is never run (prepare() would leave a collector and state on it, which cannot be
+        # copied or pickled): the harness runs its own copy, and keeps a fresh one for restart().
+        self._template = copy.deepcopy(bolt)
+        self.bolt = copy.deepcopy(self._template)
         self._committed = _Committed(0, 0, 0, start_time_ms)
         self._acked: set[int] = set()
         self._log: list[Tuple] = []  # every tuple fed, for the replaying source of restart()
         self._batch_id = 0
         self._now = start_time_ms
-        self.task = self._build(bolt, start_time_ms)
+        self.task = self._build(self.bolt, start_time_ms)
 
     def _build(self, bolt: BaseBolt, start_time_ms: int) -> BoltTask:
         inputs = [(self.source_component, s) for s in self.streams]
         task = make_task(
             bolt, component=self.component, input_streams=inputs, start_time_ms=start_time_ms,
-            observer=self._record, store=self.state,
+            observer=self._record, store=self.state, watermark_at_batch_end=self.watermark_per_batch,
         )
         if isinstance(task, WindowedBoltExecutor):
             task.ack_listener = self._ack
@@ -218,7 +237,11 @@ class BoltHarness:
     def feed_batch(
         self, rows: Sequence[Mapping[str, Any] | Sequence[Any]], stream: str = DEFAULT_STREAM
     ) -> list[Tuple]:
-        """Deliver ``rows`` as one micro-batch at the current time, then close the batch."""
+        """Deliver ``rows`` as one micro-batch at the current time, then end the batch.
+
+        With ``watermark_per_batch``, ending the batch emits the bolt's watermark,
+        as the Spark executor does at the end of every micro-batch.
+        """
         tuples = [self.make_tuple(row, stream) for row in rows]
         for tup in tuples:
             self._deliver(tup)
@@ -258,7 +281,13 @@ class BoltHarness:
         return self.task.watermark
 
     def close(self) -> None:
-        """End of input (a bounded run): flush as the executor does at shutdown, then ``cleanup``."""
+        """End of input (a bounded run): flush as the executor does at shutdown, then ``cleanup``.
+
+        With ``watermark_per_batch``, the batch in progress ends first, as the
+        executor ends its last batch before it closes the task.
+        """
+        if self.watermark_per_batch:
+            self.task.end_batch()
         self.task.close()
 
     def _record(self, window: TupleWindow[Tuple]) -> None:

@@ -78,13 +78,16 @@ def route(grouping: Grouping, batches: list[list[dict[str, Any]]], n: int) -> li
 
 def harness_outputs(bolt: BaseBolt, grouping: Grouping, n: int, batches, component: str,
                     source: str = "events", times: Sequence[int] | None = None) -> dict[int, list]:
-    """What BoltHarness gives per task for the same input, batch times, and a final close()."""
+    """What BoltHarness gives per task for the same input, batch times, and a final close().
+
+    ``watermark_per_batch``: the executor emits event-time watermarks at the end of every batch.
+    """
     times = times or [START + STEP * b for b in range(len(batches))]
     expected = {}
     routed = route(grouping, batches, n)
     for task in range(n):
         h = BoltHarness(copy.deepcopy(bolt), fields=FIELDS, source_component=source, component=component,
-                        start_time_ms=times[0])
+                        start_time_ms=times[0], watermark_per_batch=True)
         for b, per_task in enumerate(routed):
             h.advance_to(times[b])
             h.feed_batch(per_task[task])

@@ -22,9 +22,9 @@ def test_the_window_is_only_readable_inside_execute():
     h = BoltHarness(bolt, fields=("k", "v"))
     h.feed(["a", 1])
     h.feed(["b", 2])
-    assert bolt.seen == [(2, [h.windows[0].tuples[0], h.windows[0].tuples[1]], {"k": ["a", "b"], "v": [1, 2]})]
+    assert h.bolt.seen == [(2, [h.windows[0].tuples[0], h.windows[0].tuples[1]], {"k": ["a", "b"], "v": [1, 2]})]
     with pytest.raises(RuntimeError, match=r"TupleWindow\.get: the window is only readable inside execute"):
-        bolt.kept[0].get()
+        h.bolt.kept[0].get()
 
 
 def test_iteration_is_in_arrival_order_in_event_time():
@@ -33,5 +33,5 @@ def test_iteration_is_in_arrival_order_in_event_time():
     for k, v in [("a", 7), ("b", 3), ("c", 5), ("d", 20)]:
         h.feed([k, v])
     h.advance(Duration.seconds(1))
-    assert [t["k"] for t in bolt.seen[0][1]] == ["a", "b", "c"]
+    assert [t["k"] for t in h.bolt.seen[0][1]] == ["a", "b", "c"]
     assert [t["k"] for t in h.windows[0].tuples] == ["a", "b", "c"]
