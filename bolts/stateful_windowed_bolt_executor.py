@@ -90,10 +90,14 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
 
     A plain ``BaseWindowedBolt`` run by this executor (as distributed mode runs
     every windowed bolt, so that any worker process can resume its task) persists
-    its windows and has no user state.
+    its windows and has no user state. With ``persist_windows`` (distributed
+    mode) a message-id window stores its tuples too: a task that moves to
+    another process was not failed, and no source replays its window.
     """
 
-    def __init__(self, bolt: BaseWindowedBolt, *, store: WindowStore, **kwargs: Any) -> None:
+    def __init__(
+        self, bolt: BaseWindowedBolt, *, store: WindowStore, persist_windows: bool = False, **kwargs: Any
+    ) -> None:
         self.stateful = isinstance(bolt, BaseStatefulWindowedBolt)
         if isinstance(bolt, BaseStatefulWindowedBolt):
             bolt.validate_recovery(kwargs.get("component", ""))
@@ -102,7 +106,7 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         bound = bolt.window_config.max_events_in_memory
         self._pages = WindowPages(store, self._schemas, bound) if bound is not None else None
         super().__init__(bolt, **kwargs)
-        self.persistent = self.config.persistence or not self.stateful
+        self.persistent = self.config.persistence or not self.stateful or persist_windows
         self._msg_field = self.config.message_id_field
         self._added: dict[int, Event[Tuple]] = {}
         self._removed: set[int] = set()
@@ -193,8 +197,9 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
             super().execute(tup)
 
     def end_batch(self) -> None:
-        """A batch is complete: a restart's refill is over by now."""
+        """A batch is complete: a restart's refill is over by now; then the batch-end watermark, if on."""
         self.finish_recovery()
+        super().end_batch()
 
     def _held(self, event: Event[Tuple]) -> None:
         if self._pages is None:  # paged windows write whole pages instead

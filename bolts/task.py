@@ -117,6 +117,15 @@ class PlainBoltTask(BoltTask):
         """Call the bolt's ``cleanup``."""
         self.bolt.cleanup()
 
+    def state(self) -> dict[str, Any]:
+        """The task's own state as plain data: its time and the watermark it forwards."""
+        return {"now": self.now, "watermark": self._watermark}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Resume from :meth:`state` (the bolt's attributes are restored apart)."""
+        self.now = state["now"]
+        self._watermark = state["watermark"]
+
 
 TaskObserver = Callable[[Any], None]
 
@@ -132,6 +141,7 @@ def make_task(
     observer: TaskObserver | None = None,
     store: Any = None,
     persist_windows: bool = False,
+    watermark_at_batch_end: bool = False,
 ) -> BoltTask:
     """Build the task that runs ``bolt``: its own ``create_task``, a windowed executor, or a plain task.
 
@@ -139,8 +149,13 @@ def make_task(
     ``store`` is the task's namespace in the state backend; stateful windowed
     bolts need one, and a bolt with its own ``create_task`` receives it (a
     windowed aggregation keeps its windows in memory without one). With
-    ``persist_windows`` (and a store), plain windowed bolts persist their windows
-    too and resume from the store when prepared (distributed mode).
+    ``persist_windows`` (and a store), every windowed bolt stores its window's
+    tuples, message-id windows and plain windowed bolts too, and resumes from the
+    store when prepared (distributed mode, where a task moves to another process
+    with no failure and no source replays its window). With
+    ``watermark_at_batch_end``, event-time windowed tasks (and a bolt's own
+    ``create_task``, which receives it) also emit their watermark at every
+    ``end_batch``, not only on their watermark interval (the Spark executor).
     """
     from bolts.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
     from bolts.base_windowed_bolt import BaseWindowedBolt
@@ -156,7 +171,10 @@ def make_task(
     }
     create = getattr(bolt, "create_task", None)
     if callable(create):
-        return create(observer=observer, store=store, **kwargs)  # type: ignore[no-any-return]
+        task: BoltTask = create(
+            observer=observer, store=store, watermark_at_batch_end=watermark_at_batch_end, **kwargs
+        )
+        return task
     if isinstance(bolt, BaseStatefulWindowedBolt):
         if store is None:
             msg = (
@@ -164,12 +182,17 @@ def make_task(
                 "backend: pass state=... (for example 'memory://') to the harness or the runner"
             )
             raise ValueError(msg)
-        return StatefulWindowedBoltExecutor(bolt, store=store, observer=observer, **kwargs)
+        return StatefulWindowedBoltExecutor(
+            bolt, store=store, observer=observer, watermark_at_batch_end=watermark_at_batch_end,
+            persist_windows=persist_windows, **kwargs
+        )
     if isinstance(bolt, BaseWindowedBolt):
         if persist_windows:
             if store is None:
                 msg = f"make_task: persist_windows needs a store for bolt {component!r}"
                 raise ValueError(msg)
-            return StatefulWindowedBoltExecutor(bolt, store=store, observer=observer, **kwargs)
-        return WindowedBoltExecutor(bolt, observer=observer, **kwargs)
+            return StatefulWindowedBoltExecutor(
+                bolt, store=store, observer=observer, watermark_at_batch_end=watermark_at_batch_end, **kwargs
+            )
+        return WindowedBoltExecutor(bolt, observer=observer, watermark_at_batch_end=watermark_at_batch_end, **kwargs)
     return PlainBoltTask(bolt, **kwargs)

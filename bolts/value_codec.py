@@ -26,8 +26,8 @@ DATE_EXT = 3
 PANE_EXT = 4
 
 
-def _default(value: Any) -> Any:
-    """What msgpack cannot pack as it is; with strict types this includes every subclass of a plain type."""
+def extension(value: Any) -> msgpack.ExtType | None:
+    """The extension type of a ``Tuple``, ``PaneInfo``, ``datetime`` or ``date``; None for any other value."""
     if isinstance(value, Tuple):
         body = [list(value.values), value.fields.to_list(), value.stream, value.source_component, value.source_task]
         return msgpack.ExtType(TUPLE_EXT, pack_value(body))
@@ -37,6 +37,14 @@ def _default(value: Any) -> Any:
         return msgpack.ExtType(DATETIME_EXT, value.isoformat().encode("utf-8"))
     if isinstance(value, date):
         return msgpack.ExtType(DATE_EXT, value.isoformat().encode("utf-8"))
+    return None
+
+
+def _default(value: Any) -> Any:
+    """What msgpack cannot pack as it is; with strict types this includes every subclass of a plain type."""
+    ext = extension(value)
+    if ext is not None:
+        return ext
     for plain, convert in _PLAIN:
         if isinstance(value, plain):
             return convert(value)
@@ -58,7 +66,8 @@ _PLAIN: tuple[tuple[type | tuple[type, ...], Any], ...] = (
 )
 
 
-def _ext_hook(code: int, data: bytes) -> Any:
+def from_extension(code: int, data: bytes) -> Any:
+    """The value :func:`extension` packed as ``(code, data)``; other codes come back as an inert ``ExtType``."""
     if code == TUPLE_EXT:
         values, fields, stream, source, source_task = unpack_value(data)
         return Tuple(values, Fields(fields), stream, source, source_task)
@@ -82,4 +91,4 @@ def pack_value(value: Any) -> bytes:
 
 def unpack_value(data: bytes) -> Any:
     """The value :func:`pack_value` made ``data`` from."""
-    return msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, use_list=True, strict_map_key=False)
+    return msgpack.unpackb(data, ext_hook=from_extension, raw=False, use_list=True, strict_map_key=False)

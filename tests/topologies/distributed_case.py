@@ -50,6 +50,11 @@ def build(spout: Spout, small: bool = False):
     b.set_bolt("agg_total", WindowedAggregateBolt(aggregators.sum("value")).with_timestamp_field("timestamp")
                .with_accumulation_mode(AccumulationMode.ACCUMULATING).with_allowed_lateness(Duration.seconds(1))) \
         .global_grouping("agg")
+    # Running totals in instance fields: the crash test restarts them from the store.
+    from tests.cluster.cases import KeyTotals
+
+    b.set_bolt("fields", KeyTotals().with_window(Duration.seconds(2), Duration.seconds(1)).with_timestamp_field("ts")
+               .with_lag(Duration.milliseconds(500)), 2).fields_grouping("events", Fields("key"))
     if small:
         return b.create_topology()
     b.set_bolt("pt_count", Record().with_window(Count(5), Count(2)), 2).shuffle_grouping("events")

@@ -59,7 +59,7 @@ def data(tmp_path) -> Path:
 def test_distributed_mode_on_a_local_cluster_gives_the_outputs_of_driver_mode(spark, tmp_path, data, redis_url,
                                                                               hbase_url):
     expected = driver_outputs(spark, data, tmp_path / "ck-driver")
-    assert {o[0] for o in expected} == {"late", "sum", "pt_count", "pt_time", "total", "agg_total"}
+    assert {o[0] for o in expected} == {"late", "sum", "pt_count", "pt_time", "total", "agg_total", "fields"}
     got = run_distributed(master="local-cluster[2,1,1024]", data=str(data), checkpoint=str(tmp_path / "ck"),
                           name=f"eq-{uuid.uuid4().hex[:8]}", states=[redis_url, hbase_url])
     assert got[redis_url] == expected

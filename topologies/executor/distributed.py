@@ -134,7 +134,8 @@ class DistributedExecutor:
     def _run_stages(self, batch_id: int | None, spout_rows: Mapping[str, Sequence[Sequence[Any]]],
                     now: int | None) -> list[Output]:
         router = Router(self.topology)
-        start = self.counters_store.start_of(batch_id) if batch_id is not None else {}
+        # The shutdown flush (no batch id) routes on from where the last batch's shuffles ended, as driver mode does.
+        start = self.counters_store.start_of(batch_id) if batch_id is not None else self.counters_store.at_end()
         router.counters = dict(start)
         for sid, rows in spout_rows.items():
             stream = self.topology.spouts[sid].spout.stream

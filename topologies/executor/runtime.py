@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bolts import BoltTask, Tuple
-from topologies.executor.stored import BackendStores, TaskStore, run_stored
-from topologies.executor.tasks import EmitBuffer, build_task, lowest_watermark, run_task, takes_watermarks
+from topologies.executor.stored import BackendStores, TaskStore, resume, run_stored
+from topologies.executor.tasks import BuiltTask, build_task, lowest_watermark, run_task, takes_watermarks
 from topologies.executor.wire import Emission
 from topologies.topology import Topology
 
@@ -80,13 +80,17 @@ StoreFactory = Callable[[str, int], TaskStore]
 
 @dataclass
 class TaskSlot:
-    """One task of a bolt in the runtime: the task, its emit sink, and its store (None: state in memory)."""
+    """One task of a bolt in the runtime: the built task, and its store (None: state in memory)."""
 
     component: str
     index: int
-    task: BoltTask
-    sink: EmitBuffer
+    built: BuiltTask
     store: TaskStore | None
+
+    @property
+    def task(self) -> BoltTask:
+        """The running task."""
+        return self.built.task
 
 
 class TopologyRuntime:
@@ -117,12 +121,14 @@ class TopologyRuntime:
     def _slot(self, bid: str, index: int) -> TaskSlot:
         spec = self.topology.bolts[bid]
         store = self.stores(bid, index) if spec.bolt.stores_task_state else None
-        task, sink = build_task(
+        built = build_task(
             spec.bolt, component=bid, index=index, parallelism=spec.parallelism,
             inputs=[(s.component, s.stream) for s in spec.subscriptions], conf=self.conf,
             start_time_ms=self.start_time_ms, store=store, observer=self._on_window,
         )
-        return TaskSlot(bid, index, task, sink, store)
+        if store is not None:
+            resume(built, store)
+        return TaskSlot(bid, index, built, store)
 
     def _on_window(self, window: Any) -> None:
         self.windows_fired += 1
@@ -162,10 +168,9 @@ class TopologyRuntime:
                 queued = self.router.take(bid, slot.index)
                 if slot.store is None:
                     run_task(slot.task, queued, now_ms, watermark)
-                    self._route(slot, slot.sink.take())
+                    self._route(slot, slot.built.sink.take())
                 else:
-                    self._route(slot, run_stored(slot.task, slot.store, slot.sink.items, batch_id, queued,
-                                                 now_ms, watermark))
+                    self._route(slot, run_stored(slot.built, slot.store, batch_id, queued, now_ms, watermark))
         return self.router.take_outputs()
 
     def _route(self, slot: TaskSlot, emissions: list[Emission]) -> None:
@@ -179,7 +184,7 @@ class TopologyRuntime:
             for slot in self.tasks[bid]:
                 run_task(slot.task, self.router.take(bid, slot.index), None, watermark)
                 slot.task.close()
-                self._route(slot, slot.sink.take())
+                self._route(slot, slot.built.sink.take())
         self.closed = True
         return self.router.take_outputs()
 

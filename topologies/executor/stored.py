@@ -1,8 +1,11 @@
 """Bolt tasks whose state lives in a state backend: namespaces, a batch's emissions in its commit, replay.
 
 Each stored task owns the namespace ``<topology>/<component>/<task index>``.
-Its commit for batch ``b`` also writes what the task emitted in ``b`` (under
-:data:`OUTPUTS_KEY`, replaced by every commit), so when Spark runs ``b`` again
+Its commit for batch ``b`` writes, in one atomic step with the batch id, the
+task's own state (windows, system and user state; for a plain bolt its time
+and watermark under :data:`TASK_KEY`), the bolt's attributes that changed
+(:mod:`bolts.instance_fields`), and what the task emitted in ``b`` (under
+:data:`OUTPUTS_KEY`, replaced by every commit). So when Spark runs ``b`` again
 after a failure, a task whose store already holds ``b`` is not run a second
 time: its committed emissions are sent downstream instead, and its state (built
 from the store) is already the state after ``b``. Shuffle counters live in the
@@ -14,13 +17,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from bolts import BoltTask, Tuple
+from bolts import BoltTask, PlainBoltTask, Tuple
+from bolts.instance_fields import FIELD_PREFIX
+from bolts.value_codec import pack_value, unpack_value
 from state_backends import Namespace, StateBackend, decode, encode
 from state_backends.base import check_namespace
-from topologies.executor.tasks import run_task
+from topologies.executor.tasks import BuiltTask, run_task
 from topologies.executor.wire import Emission, decode_emissions, encode_emissions
 
-OUTPUTS_KEY = b"o/batch"  # apart from the bolt executor's keys (meta, e/, i/, u/, p/, t/, x/)
+# Apart from the bolt executors' keys (meta, e/, i/, u/, p/, t/, x/, w/, b/) and the attributes' (f/).
+OUTPUTS_KEY = b"o/batch"
+TASK_KEY = b"s/task"
 ROUTER = "__router"
 
 CounterKey = tuple[str, int, str, str]
@@ -44,16 +51,23 @@ def namespace_name(topology: str, component: str, index: int | None = None) -> s
 
 
 class TaskStore:
-    """A task's namespace as its bolt executor sees it (``get``/``scan``/``commit``), plus the batch's emissions.
+    """A task's namespace as its bolt executor sees it (``get``/``scan``/``commit``), plus the batch's extra writes.
 
-    Set :attr:`outputs` before the task commits; the commit then writes them
-    with the task's own writes, atomically. A deep copy is the same object (the
-    store is shared, never copied with a runtime snapshot).
+    :meth:`stage` the batch's emissions and attribute changes before the task
+    commits; the commit then writes them with the task's own writes,
+    atomically. A deep copy is the same object (the store is shared, never
+    copied with a runtime snapshot).
     """
 
     def __init__(self, namespace: Namespace) -> None:
         self.namespace = namespace
-        self.outputs: bytes | None = None
+        self._puts: dict[bytes, bytes] = {}
+        self._deletes: list[bytes] = []
+
+    def stage(self, puts: Mapping[bytes, bytes], deletes: Iterable[bytes] = ()) -> None:
+        """Writes to make with the next commit, whoever calls it."""
+        self._puts.update(puts)
+        self._deletes.extend(deletes)
 
     def get(self, key: bytes) -> bytes | None:
         """The committed value of ``key``."""
@@ -67,14 +81,16 @@ class TaskStore:
         """The last batch id committed to the namespace."""
         return self.namespace.committed_batch_id()
 
+    def unstage(self) -> None:
+        """Forget the staged writes (their commit failed)."""
+        self._puts, self._deletes = {}, []
+
     def commit(self, batch_id: int, puts: Mapping[bytes, bytes], deletes: Iterable[bytes]) -> bool:
-        """Commit the task's writes and the staged emissions with ``batch_id``; False if it was committed before."""
-        writes = dict(puts)
-        if self.outputs is not None:
-            writes[OUTPUTS_KEY] = self.outputs
-        applied = self.namespace.commit(batch_id, writes, deletes)
-        self.outputs = None
-        return applied
+        """Commit the task's writes and the staged ones with ``batch_id``; False if it was committed before."""
+        writes = {**puts, **self._puts}
+        removed = [*deletes, *self._deletes]
+        self._puts, self._deletes = {}, []
+        return self.namespace.commit(batch_id, writes, removed)
 
     def committed_outputs(self) -> list[Emission]:
         """The emissions of the last committed batch (empty if none were stored)."""
@@ -98,26 +114,58 @@ def check_not_ahead(store: TaskStore, batch_id: int, where: str) -> int | None:
     return committed
 
 
+def resume(built: BuiltTask, store: TaskStore) -> None:
+    """Bring a task built over ``store`` to its last commit: the bolt's attributes, and a plain task's own state.
+
+    Windowed tasks resume their windows while prepared; this sets the bolt's
+    attributes as the last commit left them, after ``prepare()`` built the rest.
+    """
+    built.fields.restore(store.scan(FIELD_PREFIX))
+    if isinstance(built.task, PlainBoltTask):
+        data = store.get(TASK_KEY)
+        if data is not None:
+            built.task.restore(unpack_value(data))
+
+
 def run_stored(
-    task: BoltTask, store: TaskStore, emitted: list[Emission], batch_id: int,
-    tuples: Sequence[Tuple], now_ms: int | None, watermark: int | None,
+    built: BuiltTask, store: TaskStore, batch_id: int, tuples: Sequence[Tuple], now_ms: int | None,
+    watermark: int | None,
 ) -> list[Emission]:
     """Run a stored task on batch ``batch_id`` and commit it; returns what it emitted, in order.
 
-    ``emitted`` is the list the task's sink appends to. When the store already
-    holds ``batch_id`` (a replay; the task must then have been built from the
-    store), the task is not run and its committed emissions are returned.
+    When the store already holds ``batch_id`` (a replay; the task must then
+    have been built from the store), the task is not run and its committed
+    emissions are returned. A bolt attribute that cannot be stored fails the
+    batch before anything is written (``TypeError`` naming bolt and attribute).
     """
     if check_not_ahead(store, batch_id, "foreachBatch") == batch_id:
         return store.committed_outputs()
+    task, emitted = built.task, built.sink.items
     emitted.clear()
     run_task(task, tuples, now_ms, watermark)
     out = list(emitted)
     emitted.clear()
-    store.outputs = encode_emissions(out)
-    if not task.commit(batch_id):  # type: ignore[attr-defined]
+    try:
+        store.stage(*built.fields.writes())
+        store.stage({OUTPUTS_KEY: encode_emissions(out)})
+        applied = _commit(task, store, batch_id)
+    except BaseException:
+        store.unstage()  # nothing of a failed commit may ride along with a later one
+        raise
+    if not applied:
         return store.committed_outputs()  # another attempt of this batch committed first: its outputs stand
+    built.fields.committed()
     return out
+
+
+def _commit(task: BoltTask, store: TaskStore, batch_id: int) -> bool:
+    commit = getattr(task, "commit", None)
+    if callable(commit):  # windowed tasks write their windows and system state
+        return bool(commit(batch_id))
+    if isinstance(task, PlainBoltTask):
+        return store.commit(batch_id, {TASK_KEY: pack_value(task.state())}, [])
+    msg = f"commit: task {task.component!r} ({type(task).__name__}) has no commit() and cannot keep its state"
+    raise TypeError(msg)
 
 
 class RouterCounters:
@@ -135,8 +183,14 @@ class RouterCounters:
                 f"batch {batch_id}; the checkpoint was replaced while the state store kept the old state"
             )
             raise RuntimeError(msg)
-        key = b"before" if committed == batch_id else b"after"
-        data = self.namespace.get(key)
+        if committed != batch_id:
+            return self.at_end()
+        data = self.namespace.get(b"before")
+        return {} if data is None else {(c, t, s, b): n for c, t, s, b, n in decode(data)}
+
+    def at_end(self) -> dict[CounterKey, int]:
+        """The counters the last committed batch ended with (what the shutdown flush starts from)."""
+        data = self.namespace.get(b"after")
         return {} if data is None else {(c, t, s, b): n for c, t, s, b, n in decode(data)}
 
     def commit(self, batch_id: int, start: Mapping[CounterKey, int], end: Mapping[CounterKey, int]) -> None:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from bolts import BaseBolt, BoltTask, Tuple, make_task
+from bolts.instance_fields import InstanceFields
 from topologies.executor.wire import Emission
 
 
@@ -26,22 +28,36 @@ class EmitBuffer:
         return items
 
 
+@dataclass
+class BuiltTask:
+    """A prepared task, the sink its emissions go to, and its bolt's attributes as tracked since ``prepare()``."""
+
+    task: BoltTask
+    sink: EmitBuffer
+    fields: InstanceFields
+
+
 def build_task(
     bolt: BaseBolt, *, component: str, index: int, parallelism: int, inputs: Iterable[tuple[str, str]],
     conf: Mapping[str, Any], start_time_ms: int, store: Any = None, persist_windows: bool = False,
     observer: Callable[[Any], None] | None = None,
-) -> tuple[BoltTask, EmitBuffer]:
+) -> BuiltTask:
     """A prepared task of ``bolt`` (its own deep copy, as Storm gives each task its own instance) and its sink.
 
     With a ``store`` that holds a commit, the task resumes from it while prepared.
+    Event-time tasks emit their watermark at the end of every batch (as Spark's
+    ``withWatermark`` moves at batch boundaries) as well as on their watermark
+    interval, so a run's windows and late tuples do not depend on machine speed.
     """
     sink = EmitBuffer()
     task = make_task(
         copy.deepcopy(bolt), component=component, input_streams=list(inputs), start_time_ms=start_time_ms,
         task_index=index, parallelism=parallelism, observer=observer, store=store, persist_windows=persist_windows,
+        watermark_at_batch_end=True,
     )
-    task.prepare(dict(conf), sink)
-    return task, sink
+    fields = InstanceFields(task.bolt, component)
+    fields.track_prepare(lambda: task.prepare(dict(conf), sink))
+    return BuiltTask(task, sink, fields)
 
 
 def takes_watermarks(task: BoltTask) -> bool:

@@ -7,6 +7,10 @@ them and answers with one row ``(task, seq, stream, payload, None, None, None)``
 per emitted tuple (``seq`` 0, 1, ...; payload: :func:`wire.encode_values`) and
 one status row ``(task, -1, None, None, watermark, windows fired, late tuples)``.
 
+Every task, a plain bolt's too, resumes from and commits to its namespace of
+the state store (:mod:`topologies.executor.stored`): its windows, its own
+state and its bolt's attributes, so its next batch can run in any process.
+
 The warm cache: a worker process keeps the tasks it ran in a module-level dict
 keyed by (state URL, topology, component, task), with the batch id of the
 task's last commit. It reuses a cached task only when that batch id equals the
@@ -22,10 +26,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from bolts import BaseBolt, BaseWindowedBolt, BoltTask, Tuple
+from bolts import BaseBolt, Tuple
 from state_backends import StateBackend, open_backend
-from topologies.executor.stored import TaskStore, namespace_name, run_stored
-from topologies.executor.tasks import EmitBuffer, build_task, run_task
+from topologies.executor.stored import TaskStore, namespace_name, resume, run_stored
+from topologies.executor.tasks import BuiltTask, build_task, run_task
 from topologies.executor.wire import Emission, decode_tuple, encode_values
 
 OutputRow = tuple[int, int, str | None, bytes | None, int | None, int | None, int | None]
@@ -63,8 +67,7 @@ class FiredCounter:
 @dataclass
 class _Cached:
     generation: str
-    task: BoltTask
-    sink: EmitBuffer
+    built: BuiltTask
     store: TaskStore
     fired: FiredCounter
     committed: int | None
@@ -104,26 +107,24 @@ def run_partition(spec: StageSpec, index: int, partition: Iterable[list[bytes]])
 
 
 def run_one(spec: StageSpec, index: int, tuples: list[Tuple]) -> TaskResult:
-    """Run task ``index`` of the stage's bolt on ``tuples``: a windowed bolt from the warm cache or the store."""
-    if not (isinstance(spec.bolt, BaseWindowedBolt) or spec.bolt.stores_task_state):
-        return _run_stateless(spec, index, tuples)
+    """Run task ``index`` of the stage's bolt on ``tuples``, from the warm cache or rebuilt from the store."""
     key = (spec.state_url, spec.topology, spec.component, index)
     cached = _TASKS.pop(key, None)
     store = TaskStore(_backend(spec.state_url).namespace(namespace_name(spec.topology, spec.component, index)))
     if cached is None or cached.generation != spec.generation or cached.committed != store.committed_batch_id():
         cached = _build(spec, index, store)
-    task, fired = cached.task, cached.fired
+    built, fired = cached.built, cached.fired
+    task = built.task
     fired.count, late_before = 0, task.late_tuples
     if spec.closing:
         run_task(task, tuples, None, spec.watermark)
         task.close()
-        emissions = cached.sink.take()
+        emissions = built.sink.take()
     else:
         if spec.batch_id is None:
             msg = "run_one: a stage that is not closing needs a batch id"
             raise ValueError(msg)
-        emissions = run_stored(task, cached.store, cached.sink.items, spec.batch_id, tuples, spec.now_ms,
-                               spec.watermark)
+        emissions = run_stored(built, cached.store, spec.batch_id, tuples, spec.now_ms, spec.watermark)
         cached.committed = spec.batch_id
         _TASKS[key] = cached
     return TaskResult(emissions, task.watermark, fired.count, max(0, task.late_tuples - late_before))
@@ -131,19 +132,9 @@ def run_one(spec: StageSpec, index: int, tuples: list[Tuple]) -> TaskResult:
 
 def _build(spec: StageSpec, index: int, store: TaskStore) -> _Cached:
     fired = FiredCounter()
-    task, sink = build_task(
+    built = build_task(
         spec.bolt, component=spec.component, index=index, parallelism=spec.parallelism, inputs=spec.inputs,
         conf=spec.conf, start_time_ms=spec.now_ms or 0, store=store, persist_windows=True, observer=fired,
     )
-    return _Cached(spec.generation, task, sink, store, fired, store.committed_batch_id())
-
-
-def _run_stateless(spec: StageSpec, index: int, tuples: list[Tuple]) -> TaskResult:
-    task, sink = build_task(
-        spec.bolt, component=spec.component, index=index, parallelism=spec.parallelism, inputs=spec.inputs,
-        conf=spec.conf, start_time_ms=spec.now_ms or 0,
-    )
-    run_task(task, tuples, spec.now_ms, spec.watermark)
-    if spec.closing:
-        task.close()
-    return TaskResult(sink.take(), task.watermark, 0, task.late_tuples)
+    resume(built, store)
+    return _Cached(spec.generation, built, store, fired, store.committed_batch_id())

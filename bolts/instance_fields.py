@@ -1,0 +1,201 @@
+"""A bolt's own attributes as stored state: what ``execute`` leaves in them reaches the next batch, wherever it runs.
+
+Every task runs its own copy of the bolt the user configured. When the next
+batch of a task may run in another process (distributed mode, or any restart
+from a store), the copy there is built afresh: the configured bolt, then
+``prepare()``. :class:`InstanceFields` makes the attributes come back as the
+last commit left them. At each commit it sorts the bolt's attributes into:
+
+- **plain data** (:func:`encode_field`: None, bool, int, float, str, bytes,
+  datetime, date, timedelta, Decimal, ``Tuple``, and lists, tuples, dicts,
+  sets, frozensets, deques, ``Counter``, ``OrderedDict`` and ``defaultdict``
+  of these): written with the task's commit, each attribute under its own key
+  and only when its value changed, and set again after ``prepare()`` when the
+  task is rebuilt. Types are kept exactly: a ``Counter`` comes back a
+  ``Counter``, a tuple a tuple.
+- **the objects the task started with**: the collector, clients and models
+  that ``prepare()`` (or ``init_state``) built, and whatever the configured
+  bolt already held (set in ``__init__`` or by the ``with_*`` methods). Not
+  written: a rebuilt task gets them again from the configured bolt and by
+  calling ``prepare()``, as Storm deserialises the bolt and calls ``prepare``
+  on a new worker. Changes made *inside* such an object after ``prepare()``
+  are not carried (keep that state in plain data or user state).
+- anything else, an attribute bound after ``prepare()`` to a value that is not
+  plain data: the commit fails with ``TypeError`` naming the bolt and the
+  attribute, since no other process could rebuild it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, OrderedDict, defaultdict, deque
+from collections.abc import Callable, Iterable
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any
+
+import msgpack
+
+from bolts import value_codec
+
+#: Key prefix of the attributes in a task's namespace (apart from the executors' keys: meta, e/, i/, u/, p/, t/,
+#: x/, w/, b/, o/, s/).
+FIELD_PREFIX = b"f/"
+
+_TUPLE, _SET, _FROZENSET, _DEQUE, _COUNTER, _ORDERED, _DEFAULTDICT, _TIMEDELTA, _DECIMAL = range(16, 25)
+
+# defaultdict factories that can be rebuilt from their name: builtins only, never a name looked up at will.
+_FACTORIES: dict[str, Callable[[], Any]] = {
+    f.__name__: f for f in (int, float, str, bytes, bool, list, dict, set, frozenset, tuple, Counter, OrderedDict)
+}
+
+PLAIN_TYPES = (
+    "None, bool, int (64 bits), float, str, bytes, datetime, date, timedelta, Decimal, Tuple, and lists, tuples, "
+    "dicts, sets, frozensets, deques, Counters, OrderedDicts and defaultdicts (of a builtin type) of these"
+)
+
+
+def _default(value: Any) -> msgpack.ExtType:
+    # msgpack packs the exact plain types itself (strict types) and asks here for everything else,
+    # subclasses of dict and tuple included, so each comes back as its own type.
+    kind = type(value)
+    if kind is tuple:
+        return msgpack.ExtType(_TUPLE, _pack(list(value)))
+    if kind is set or kind is frozenset:
+        return msgpack.ExtType(_SET if kind is set else _FROZENSET, _pack(list(value)))
+    if kind is deque:
+        return msgpack.ExtType(_DEQUE, _pack([value.maxlen, list(value)]))
+    if kind is Counter or kind is OrderedDict:
+        return msgpack.ExtType(_COUNTER if kind is Counter else _ORDERED, _pack(list(value.items())))
+    if kind is defaultdict:
+        factory = value.default_factory
+        name = None if factory is None else getattr(factory, "__name__", None)
+        if factory is not None and _FACTORIES.get(name or "") is not factory:
+            msg = f"a defaultdict whose default_factory is {factory!r}; only builtin types can be rebuilt"
+            raise TypeError(msg)
+        return msgpack.ExtType(_DEFAULTDICT, _pack([name, list(value.items())]))
+    if kind is timedelta:
+        return msgpack.ExtType(_TIMEDELTA, _pack([value.days, value.seconds, value.microseconds]))
+    if kind is Decimal:
+        return msgpack.ExtType(_DECIMAL, str(value).encode("ascii"))
+    ext = value_codec.extension(value)
+    if ext is None:
+        msg = f"{value!r:.120} ({kind.__name__})"
+        raise TypeError(msg)
+    return ext
+
+
+def _ext_hook(code: int, data: bytes) -> Any:
+    if code == _TUPLE:
+        return tuple(_unpack(data))
+    if code == _SET:
+        return set(_unpack(data))
+    if code == _FROZENSET:
+        return frozenset(_unpack(data))
+    if code == _DEQUE:
+        maxlen, items = _unpack(data)
+        return deque(items, maxlen)
+    if code == _COUNTER:
+        return Counter(dict(_unpack(data)))
+    if code == _ORDERED:
+        return OrderedDict(_unpack(data))
+    if code == _DEFAULTDICT:
+        name, items = _unpack(data)
+        return defaultdict(None if name is None else _FACTORIES[name], items)
+    if code == _TIMEDELTA:
+        return timedelta(*_unpack(data))
+    if code == _DECIMAL:
+        return Decimal(data.decode("ascii"))
+    return value_codec.from_extension(code, data)
+
+
+def _pack(value: Any) -> bytes:
+    return msgpack.packb(value, default=_default, use_bin_type=True, strict_types=True)
+
+
+def _unpack(data: bytes) -> Any:
+    return msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, use_list=True, strict_map_key=False)
+
+
+def encode_field(value: Any) -> bytes:
+    """The bytes of an attribute's value; ``TypeError`` naming the part that is not plain data."""
+    try:
+        return _pack(value)
+    except OverflowError:
+        msg = f"{value!r:.120} holds an int beyond 64 bits"
+        raise TypeError(msg) from None
+    except ValueError as exc:  # msgpack's limits: nesting depth, sizes
+        raise TypeError(str(exc)) from None
+
+
+def decode_field(data: bytes) -> Any:
+    """The value :func:`encode_field` made ``data`` from (an equal value of the same types)."""
+    return _unpack(data)
+
+
+class InstanceFields:
+    """The attributes of one task's bolt: which to commit, and setting them again on a rebuilt task.
+
+    Call :meth:`track_prepare` with the task's prepare step, then
+    :meth:`restore` with the stored attributes (if any), then :meth:`writes` at
+    every commit and :meth:`committed` once the commit is applied.
+    """
+
+    def __init__(self, bolt: Any, component: str) -> None:
+        self.bolt = bolt
+        self.component = component
+        self._started: dict[str, Any] = {}  # the objects the attributes held right after prepare()
+        self._stored: dict[str, bytes] = {}  # what the store holds, by attribute
+
+    def track_prepare(self, prepare: Callable[[], None]) -> None:
+        """Run ``prepare`` and remember what each attribute holds after it."""
+        prepare()
+        self._started = dict(vars(self.bolt))
+
+    def restore(self, stored: Iterable[tuple[bytes, bytes]]) -> None:
+        """Set the attributes of the last commit (``(key, value)`` pairs under :data:`FIELD_PREFIX`) on the bolt."""
+        for key, data in stored:
+            name = key[len(FIELD_PREFIX) :].decode("utf-8")
+            setattr(self.bolt, name, decode_field(data))
+            self._stored[name] = data
+
+    def writes(self) -> tuple[dict[bytes, bytes], list[bytes]]:
+        """The puts and deletes that bring the stored attributes up to date with the bolt's.
+
+        ``TypeError`` naming the bolt and the attribute when one holds a value
+        that is neither plain data nor the object it held after ``prepare()``.
+        """
+        puts: dict[bytes, bytes] = {}
+        current: dict[str, bytes] = {}
+        for name, value in vars(self.bolt).items():
+            try:
+                data = encode_field(value)
+            except TypeError as exc:
+                if name in self._started and self._started[name] is value:
+                    continue  # the task gets it again from the configured bolt and prepare()
+                raise TypeError(self._refusal(name, value, exc)) from None
+            current[name] = data
+            if self._stored.get(name) != data:
+                puts[_key(name)] = data
+        deletes = [_key(name) for name in self._stored if name not in current]
+        self._pending = current
+        return puts, deletes
+
+    def committed(self) -> None:
+        """The writes of the last :meth:`writes` are in the store."""
+        self._stored = self._pending
+
+    def _refusal(self, name: str, value: Any, exc: TypeError) -> str:
+        return (
+            f"commit: bolt {self.component!r} ({type(self.bolt).__name__}): attribute {name!r} holds "
+            f"{value!r:.120} ({type(value).__name__}), which is neither plain data nor the object prepare() "
+            f"built ({exc}). A task's next batch may run in another process, rebuilt from the state store: "
+            f"its attributes must be plain data ({PLAIN_TYPES}), or objects that prepare() builds (they are "
+            f"built again there). Build it in prepare(), or keep plain data in {name!r}"
+        )
+
+
+def _key(name: str) -> bytes:
+    return FIELD_PREFIX + name.encode("utf-8")
+
+
+__all__ = ["FIELD_PREFIX", "PLAIN_TYPES", "InstanceFields", "decode_field", "encode_field"]

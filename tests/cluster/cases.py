@@ -1,0 +1,216 @@
+"""The topologies the driver-vs-distributed equivalence suite runs, each over input files it writes itself.
+
+Every case is a name, a function writing its input under a directory, and a
+function building the topology over that directory. Together they cover every
+shipped example, bolts that keep running totals in instance fields, stateful
+bolts (persistent, paged and message-id windows), windowed aggregations with
+retractions feeding another aggregation, a windowed join of two spouts, and a
+chain of three bolts through shuffle, fields, global and all groupings.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bolts import BaseBolt, BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, WindowedAggregateBolt, WindowedJoinBolt
+from tests.topologies.cases import retracting_sums
+from topologies import TopologyBuilder
+from topologies.examples import event_time_late, sliding_window, word_count
+from topologies.examples._run import write_json_files
+from topologies.spouts import FileSpout
+from topologies.topology import Topology
+from windowing import AccumulationMode, Count, Duration, FixedWindows, aggregators
+
+FIELDS = ("key", "ts", "value", "msgid")
+SCHEMA = "key STRING, ts BIGINT, value BIGINT, msgid BIGINT"
+PROBE_DIR = "probe_dir"  # conf key: where Probe records the process that ran each task
+
+
+@dataclass(frozen=True)
+class Case:
+    """A topology to run in both modes, over the files ``write`` puts in a directory."""
+
+    name: str
+    write: Callable[[Path], None]
+    build: Callable[[Path], Topology]
+
+
+class KeyTotals(BaseWindowedBolt):
+    """docs/bolts.md's pattern: running totals in instance fields, moved by each window's new and expired tuples."""
+
+    def prepare(self, conf, context, collector):
+        self.collector = collector
+        self.totals = Counter()
+        self.times = defaultdict(list)
+        self.keys = set()
+        self.windows = 0
+        self.last = None
+
+    def execute(self, window):
+        for t in window.get_new():
+            self.totals[t["key"]] += t["value"]
+            self.times[t["key"]].append(t["ts"])
+            self.keys.add(t["key"])
+        for t in window.get_expired():
+            self.totals[t["key"]] -= t["value"]
+        self.windows += 1
+        self.last = (window.start_timestamp, window.end_timestamp)
+        self.collector.emit([self.windows, sorted(self.totals.items()), sorted(self.keys), list(self.last),
+                             sum(len(v) for v in self.times.values())])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("windows", "totals", "keys", "last", "seen"))
+
+
+class Probe(BaseBolt):
+    """A plain bolt: forwards each tuple with a count kept in an instance field; records the process it runs in."""
+
+    def prepare(self, conf, context, collector):
+        self.collector = collector
+        self.where = Path(conf[PROBE_DIR]) / f"{context.component_id}-{context.task_index}" if PROBE_DIR in conf \
+            else None
+        self.count = 0
+
+    def execute(self, input):
+        self.count += 1
+        if self.where is not None:
+            with self.where.open("a", encoding="utf-8") as f:
+                f.write(f"{os.getpid()}\n")
+        self.collector.emit([input["key"], input["ts"], input["value"], self.count])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("key", "ts", "value", "count"))
+
+
+class Tally(BaseBolt):
+    """A plain bolt at the end of a chain: per-source-task tallies in a dict."""
+
+    def prepare(self, conf, context, collector):
+        self.collector = collector
+        self.tally: dict[str, int] = {}
+
+    def execute(self, input):
+        source = f"{input.source_component}/{input.source_task}"
+        self.tally[source] = self.tally.get(source, 0) + 1
+        self.collector.emit([source, self.tally[source], input["windows"]])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("source", "n", "windows"))
+
+
+class RunningTotal(BaseStatefulWindowedBolt):
+    """Each window's values and a running total in user state, plus a window count in an instance field."""
+
+    def prepare(self, conf, context, collector):
+        self.collector = collector
+        self.fired = 0
+
+    def execute(self, window):
+        self.fired += 1
+        total = self.state.get("total", 0) + sum(t["value"] for t in window.get_new())
+        self.state.put("total", total)
+        self.collector.emit([[t["value"] for t in window.get()], total, self.fired])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("values", "total", "fired"))
+
+
+class PagedSum(BaseStatefulWindowedBolt):
+    """A paged persistent window (older tuples in the store): walks it with iter(); counts windows in a field."""
+
+    def prepare(self, conf, context, collector):
+        self.collector = collector
+        self.fired = 0
+
+    def execute(self, window):
+        self.fired += 1
+        values = [t["value"] for t in window.iter()]
+        self.collector.emit([values, sum(values), self.fired])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("values", "total", "fired"))
+
+
+def keyed_rows(files: int = 5, per_file: int = 12, seed: int = 7) -> list[list[dict]]:
+    """Per file, rows of four keys in event-time order with some disorder; one far too old row per later file."""
+    rng = random.Random(seed)
+    out, msgid = [], 0
+    for f in range(files):
+        rows = []
+        for i in range(per_file):
+            rows.append({"key": f"k{rng.randrange(4)}", "ts": f * 3_000 + i * 250 + rng.randrange(400),
+                         "value": rng.randrange(100), "msgid": msgid})
+            msgid += 1
+        if f:
+            rows.insert(5, {"key": "k1", "ts": f * 3_000 - 2_900, "value": -f, "msgid": msgid})
+            msgid += 1
+        out.append(rows)
+    return out
+
+
+def spout(data: Path, stream: str = "default") -> FileSpout:
+    return FileSpout(data, "json", FIELDS, schema=SCHEMA, max_files_per_trigger=1, stream=stream)
+
+
+def mixed(data: Path) -> Topology:
+    """A chain of three bolts through all four groupings, stateful bolts, and aggregations feeding each other."""
+    b = TopologyBuilder()
+    b.set_spout("events", spout(data))
+    # The chain: shuffle -> fields -> global, and all.
+    b.set_bolt("probe", Probe(), 2).shuffle_grouping("events")
+    b.set_bolt("totals", KeyTotals().with_window(Duration.seconds(3), Duration.seconds(1)).with_timestamp_field("ts")
+               .with_lag(Duration.milliseconds(500)).with_watermark_interval(Duration.milliseconds(300)), 2) \
+        .fields_grouping("probe", Fields("key"))
+    b.set_bolt("tally", Tally()).global_grouping("totals")
+    b.set_bolt("tally_all", Tally(), 2).all_grouping("totals")
+    b.set_bolt("tally_shuffled", Tally(), 2).shuffle_grouping("totals")  # the flush's windows are shuffled too
+    # Stateful bolts: persistent, paged (older tuples in the store) and message-id windows.
+    b.set_bolt("stateful", RunningTotal().with_tumbling_window(Count(4)).with_persistence(), 2) \
+        .fields_grouping("events", Fields("key"))
+    b.set_bolt("paged", PagedSum().with_window(Count(9), Count(3)).with_persistence()
+               .with_max_events_in_memory(2), 2).shuffle_grouping("events")
+    b.set_bolt("msgid", RunningTotal().with_window(Count(5), Count(2)).with_message_id_field("msgid"), 2) \
+        .fields_grouping("events", Fields("key"))
+    # Aggregations: panes with retractions into an aggregation of their sums.
+    b.set_bolt("agg", retracting_sums(), 2).fields_grouping("events", Fields("key"))
+    b.set_bolt("agg_total", WindowedAggregateBolt(aggregators.sum("value")).with_timestamp_field("timestamp")
+               .with_accumulation_mode(AccumulationMode.ACCUMULATING).with_allowed_lateness(Duration.seconds(1))) \
+        .global_grouping("agg")
+    return b.create_topology()
+
+
+def join(data: Path) -> Topology:
+    """A WindowedJoinBolt over two spouts, keyed by ``key``, 2 s windows."""
+    b = TopologyBuilder()
+    b.set_spout("left", spout(data / "left", "left"))
+    b.set_spout("right", spout(data / "right", "right"))
+    bolt = (WindowedJoinBolt("left", "right", key_fields=("key",)).with_windows(FixedWindows(Duration.seconds(2)))
+            .with_timestamp_field("ts").with_watermark_interval(Duration.milliseconds(300)))
+    b.set_bolt("join", bolt, 2).fields_grouping("left", Fields("key"), "left") \
+        .fields_grouping("right", Fields("key"), "right")
+    return b.create_topology()
+
+
+def write_join(directory: Path) -> None:
+    write_json_files(directory / "left", keyed_rows(4, 8, seed=1))
+    write_json_files(directory / "right", keyed_rows(4, 8, seed=2))
+
+
+def example(module) -> Case:
+    """A shipped example over the data its own generator writes (seeded)."""
+    return Case(module.__name__.rsplit(".", 1)[-1], lambda d: module.generate(d, random.Random(42)),
+                lambda d: module.build_topology(str(d)))
+
+
+CASES = [
+    example(sliding_window),
+    example(word_count),
+    example(event_time_late),
+    Case("mixed", lambda d: write_json_files(d, keyed_rows()), mixed),
+    Case("join", write_join, join),
+]

@@ -1,0 +1,48 @@
+"""Runs the equivalence cases in distributed mode on a cluster, in a SparkSession of its own; prints JSON.
+
+Usage: ``python -m tests.cluster.equivalence_run '<json>'`` with keys ``master``
+(``local-cluster[2,1,1024]``: two executor processes), ``data`` (the directory
+holding one input directory per case), ``checkpoint``, ``state`` (a Redis or
+HBase URL), ``runs`` (how many times each case runs, each as a new query, so
+placement differs from run to run), ``name`` (a prefix for the query names) and
+``probe`` (where :class:`tests.cluster.cases.Probe` records processes, one
+directory per run). Prints one JSON line: ``{"<case>": [outputs of run 0, ...]}``
+with outputs as ``[component, task, stream, values]`` in order.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def main() -> None:
+    args = json.loads(sys.argv[1])
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from tests.cluster.cases import CASES, PROBE_DIR
+    from tests.topologies.distributed_case import as_json
+    from tests.topologies.distributed_run import session
+    from tests.topologies.helpers import counting_clock
+    from topologies import SparkRunner
+
+    spark = session(args["master"])
+    result: dict[str, list] = {case.name: [] for case in CASES}
+    for run in range(args["runs"]):
+        probe = Path(args["probe"]) / str(run)
+        probe.mkdir(parents=True, exist_ok=True)
+        for case in CASES:
+            runner = SparkRunner(spark, mode="distributed", state=args["state"], clock=counting_clock(),
+                                 checkpoint_location=Path(args["checkpoint"]) / str(run), conf={PROBE_DIR: str(probe)})
+            handle = runner.submit(f"{args['name']}-{case.name.replace('_', '-')}-{run}",
+                                   case.build(Path(args["data"]) / case.name), available_now=True)
+            if not handle.await_termination(600):
+                msg = f"case {case.name} run {run} did not end within 600 s"
+                raise SystemExit(msg)
+            result[case.name].append(as_json(handle.outputs()))
+    print(json.dumps(result))
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

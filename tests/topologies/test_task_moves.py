@@ -1,0 +1,113 @@
+"""A task whose every batch runs in a fresh process gives driver mode's outputs: no Spark, the moves forced.
+
+:class:`DistributedExecutor` runs here with its stages run in this process
+(:func:`worker.run_partition` per task, as Spark's Python workers call it) and
+the workers' warm cache emptied before every task, so each task is rebuilt
+from the state store at every batch, as when it lands on another executor.
+The topology is the equivalence suite's ``mixed`` case: bolts with running
+totals in instance fields, plain bolts, stateful, paged and message-id
+windows, and aggregations.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+
+import pytest
+
+from bolts import BaseBolt, Fields
+from tests.cluster.cases import FIELDS, keyed_rows, mixed, spout
+from tests.topologies.helpers import counting_clock
+from topologies import TopologyBuilder
+from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, OutputLog, worker
+from topologies.executor import distributed as distributed_module
+from topologies.executor.worker import StageSpec
+
+
+def run_stage_here(spark, spec: StageSpec, queues: Sequence[Sequence]) -> distributed_module.StageResult:
+    """``run_stage`` without Spark: every task runs in a process that has never seen it."""
+
+    class Context:
+        @staticmethod
+        def parallelize(inputs, slices):
+            return Partitions(inputs)
+
+    class Partitions:
+        def __init__(self, inputs):
+            self.inputs = inputs
+
+        def mapPartitionsWithIndex(self, f):
+            rows = []
+            for index, payloads in enumerate(self.inputs):
+                worker._TASKS.clear()  # a fresh process: nothing cached, the task comes from the store
+                rows.extend(f(index, iter([payloads])))
+            return type("Collected", (), {"collect": lambda self: rows})()
+
+    return original_run_stage(type("Spark", (), {"sparkContext": Context()})(), spec, queues)
+
+
+original_run_stage = distributed_module.run_stage
+
+
+def rows_of(batches):
+    return [[[row[f] for f in FIELDS] for row in rows] for rows in batches]
+
+
+def run_both(topology, spout_id: str, batches, tmp_path, monkeypatch):
+    from state_backends import open_backend
+
+    driver = DriverExecutor(topology, {}, BatchClock(tmp_path / "d", counting_clock()), OutputLog(None))
+    state_url = "memory://"
+    backend = worker._backend(state_url)  # the executors' store: in this process, one shared memory backend
+    distributed = DistributedExecutor(topology, {}, BatchClock(tmp_path / "x", counting_clock()), OutputLog(None),
+                                      open_backend("memory://"), f"moves{id(tmp_path)}", None, state_url)
+    monkeypatch.setattr(distributed_module, "run_stage", run_stage_here)
+    for batch_id, rows in enumerate(batches):
+        driver.run(batch_id, {spout_id: rows})
+        distributed.run(batch_id, {spout_id: rows})
+    driver.flush()
+    distributed.flush()
+    assert backend is worker._backend(state_url)
+    return driver.outputs.all(), distributed.outputs.all()
+
+
+def test_tasks_rebuilt_from_the_store_at_every_batch_give_driver_modes_outputs(tmp_path, monkeypatch):
+    topology = mixed(tmp_path)  # the spout's path is not read: rows are fed directly
+    expected, got = run_both(topology, "events", rows_of(keyed_rows()), tmp_path, monkeypatch)
+    assert {o.component for o in expected} >= {"tally", "tally_all", "stateful", "paged", "msgid", "agg_total"}
+    assert got == expected
+
+
+class Keeper(BaseBolt):
+    """A plain bolt that keeps a compiled pattern it builds after prepare(): not plain data, cannot move."""
+
+    def execute(self, input):
+        self.pattern = re.compile(str(input["value"]))
+        self.collector.emit([input["value"]])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("value"))
+
+
+def test_an_attribute_that_cannot_move_fails_the_first_commit_naming_bolt_and_attribute(tmp_path, monkeypatch):
+    b = TopologyBuilder()
+    b.set_spout("events", spout(tmp_path))
+    b.set_bolt("keeper", Keeper(), 2).shuffle_grouping("events")
+    with pytest.raises(TypeError, match=r"commit: bolt 'keeper' \(Keeper\): attribute 'pattern' holds re.compile"):
+        run_both(b.create_topology(), "events", rows_of(keyed_rows(1, 2)), tmp_path, monkeypatch)
+
+
+def test_every_task_is_rebuilt_from_the_store_at_every_batch(tmp_path, monkeypatch):
+    """The forced moves are real: each stage of each batch builds its tasks anew."""
+    calls = itertools.count()
+    original = worker._build
+
+    def counting_build(*args, **kwargs):
+        next(calls)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(worker, "_build", counting_build)
+    run_both(mixed(tmp_path), "events", rows_of(keyed_rows(3, 4)), tmp_path, monkeypatch)
+    assert next(calls) >= 3 * 15  # every task of every stage, every batch
