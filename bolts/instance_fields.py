@@ -9,13 +9,16 @@ last commit left them. At each commit it sorts the bolt's attributes into:
 - **plain data** (:func:`encode_field`: None, bool, int, float, str, bytes,
   datetime, date, timedelta, Decimal, ``Tuple``, and lists, tuples, dicts,
   sets, frozensets, deques, ``Counter``, ``OrderedDict`` and ``defaultdict``
-  of these): written with the task's commit, each attribute under its own key
-  and only when its value changed, and set again after ``prepare()`` when the
-  task is rebuilt. Types are kept exactly: a ``Counter`` comes back a
-  ``Counter``, a tuple a tuple.
-- **the objects the task started with**: the collector, clients and models
-  that ``prepare()`` (or ``init_state``) built, and whatever the configured
-  bolt already held (set in ``__init__`` or by the ``with_*`` methods). Not
+  of these): written with the task's commit when it differs from what
+  ``prepare()`` left, each attribute under its own key and only when its value
+  changed, and set again after ``prepare()`` when the task is rebuilt. Types
+  are kept exactly (a ``Counter`` comes back a ``Counter``, a tuple a tuple),
+  except that ``bytearray`` and ``memoryview`` come back as ``bytes``; sets
+  come back equal but may iterate in another order.
+- **the objects the task started with**, not plain data: the collector,
+  clients and models that ``prepare()`` (or ``init_state``) built, and
+  whatever the configured bolt already held (set in ``__init__`` or by the
+  ``with_*`` methods). Not
   written: a rebuilt task gets them again from the configured bolt and by
   calling ``prepare()``, as Storm deserialises the bolt and calls ``prepare``
   on a new worker. Changes made *inside* such an object after ``prepare()``
@@ -29,19 +32,24 @@ from __future__ import annotations
 
 from collections import Counter, OrderedDict, defaultdict, deque
 from collections.abc import Callable, Iterable
-from datetime import timedelta
+from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 
 import msgpack
 
 from bolts import value_codec
+from bolts.tuples import Tuple
+from windowing.panes import PaneInfo
 
-#: Key prefix of the attributes in a task's namespace (apart from the executors' keys: meta, e/, i/, u/, p/, t/,
-#: x/, w/, b/, o/, s/).
+#: Key prefix of the attributes in a task's namespace (see topologies.executor.stored for the other keys).
 FIELD_PREFIX = b"f/"
 
-_TUPLE, _SET, _FROZENSET, _DEQUE, _COUNTER, _ORDERED, _DEFAULTDICT, _TIMEDELTA, _DECIMAL = range(16, 25)
+_TUPLE, _SET, _FROZENSET, _DEQUE, _COUNTER, _ORDERED, _DEFAULTDICT, _TIMEDELTA, _DECIMAL, _DELETED_EXT = range(16, 26)
+# What the store holds for an attribute prepare() set and execute deleted; no value encodes to it.
+_DELETED = msgpack.packb(msgpack.ExtType(_DELETED_EXT, b""))
+# The types the value codec packs exactly (subclasses, such as pandas' Timestamp, would come back as their base).
+_EXTENSION_TYPES = frozenset({datetime, date, Tuple, PaneInfo})
 
 # defaultdict factories that can be rebuilt from their name: builtins only, never a name looked up at will.
 _FACTORIES: dict[str, Callable[[], Any]] = {
@@ -77,11 +85,17 @@ def _default(value: Any) -> msgpack.ExtType:
         return msgpack.ExtType(_TIMEDELTA, _pack([value.days, value.seconds, value.microseconds]))
     if kind is Decimal:
         return msgpack.ExtType(_DECIMAL, str(value).encode("ascii"))
-    ext = value_codec.extension(value)
-    if ext is None:
-        msg = f"{value!r:.120} ({kind.__name__})"
+    if kind in _EXTENSION_TYPES and not (kind is datetime and not _fixed_offset(value)):
+        return value_codec.extension(value)
+    if kind is datetime:
+        msg = f"{value!r:.120} has the time zone {value.tzinfo!r}; only fixed offsets (datetime.timezone) come back"
         raise TypeError(msg)
-    return ext
+    msg = f"{value!r:.120} ({kind.__name__})"
+    raise TypeError(msg)
+
+
+def _fixed_offset(value: datetime) -> bool:
+    return value.tzinfo is None or type(value.tzinfo) is timezone
 
 
 def _ext_hook(code: int, data: bytes) -> Any:
@@ -100,6 +114,9 @@ def _ext_hook(code: int, data: bytes) -> Any:
         return OrderedDict(_unpack(data))
     if code == _DEFAULTDICT:
         name, items = _unpack(data)
+        if name is not None and name not in _FACTORIES:
+            msg = f"a stored defaultdict names the factory {name!r}, which is not one squall writes"
+            raise ValueError(msg)
         return defaultdict(None if name is None else _FACTORIES[name], items)
     if code == _TIMEDELTA:
         return timedelta(*_unpack(data))
@@ -123,8 +140,9 @@ def encode_field(value: Any) -> bytes:
     except OverflowError:
         msg = f"{value!r:.120} holds an int beyond 64 bits"
         raise TypeError(msg) from None
-    except ValueError as exc:  # msgpack's limits: nesting depth, sizes
-        raise TypeError(str(exc)) from None
+    except (ValueError, RecursionError) as exc:  # msgpack's limits: nesting depth, sizes
+        msg = f"{type(value).__name__} value nested too deeply, or holding itself, or too large ({exc})"
+        raise TypeError(msg) from None
 
 
 def decode_field(data: bytes) -> Any:
@@ -138,46 +156,62 @@ class InstanceFields:
     Call :meth:`track_prepare` with the task's prepare step, then
     :meth:`restore` with the stored attributes (if any), then :meth:`writes` at
     every commit and :meth:`committed` once the commit is applied.
+
+    Only what differs from the state ``prepare()`` leaves is stored: a value
+    ``prepare()`` builds and ``execute`` never changes (a pid, a table loaded
+    at start) is built again by the rebuilt task's own ``prepare()``, never
+    overwritten by another process's; an attribute deleted since is stored as
+    deleted.
     """
 
     def __init__(self, bolt: Any, component: str) -> None:
         self.bolt = bolt
         self.component = component
-        self._started: dict[str, Any] = {}  # the objects the attributes held right after prepare()
+        self._opaque: dict[str, Any] = {}  # the attributes that were not plain data right after prepare()
+        self._initial: dict[str, bytes] = {}  # the encodings of the plain ones right after prepare()
         self._stored: dict[str, bytes] = {}  # what the store holds, by attribute
+        self._pending: dict[str, bytes] = {}  # what it will hold once the last writes() are committed
 
     def track_prepare(self, prepare: Callable[[], None]) -> None:
         """Run ``prepare`` and remember what each attribute holds after it."""
         prepare()
-        self._started = dict(vars(self.bolt))
+        for name, value in vars(self.bolt).items():
+            try:
+                self._initial[name] = encode_field(value)
+            except TypeError:
+                self._opaque[name] = value
 
     def restore(self, stored: Iterable[tuple[bytes, bytes]]) -> None:
         """Set the attributes of the last commit (``(key, value)`` pairs under :data:`FIELD_PREFIX`) on the bolt."""
         for key, data in stored:
             name = key[len(FIELD_PREFIX) :].decode("utf-8")
-            setattr(self.bolt, name, decode_field(data))
+            if data == _DELETED:
+                self.bolt.__dict__.pop(name, None)
+            else:
+                setattr(self.bolt, name, decode_field(data))
             self._stored[name] = data
 
     def writes(self) -> tuple[dict[bytes, bytes], list[bytes]]:
         """The puts and deletes that bring the stored attributes up to date with the bolt's.
 
         ``TypeError`` naming the bolt and the attribute when one holds a value
-        that is neither plain data nor the object it held after ``prepare()``.
+        that is not plain data and is not the object (itself not plain data)
+        that it held right after ``prepare()``.
         """
-        puts: dict[bytes, bytes] = {}
-        current: dict[str, bytes] = {}
-        for name, value in vars(self.bolt).items():
+        attributes = vars(self.bolt)
+        differ: dict[str, bytes] = {name: _DELETED for name in self._initial if name not in attributes}
+        for name, value in attributes.items():
             try:
                 data = encode_field(value)
             except TypeError as exc:
-                if name in self._started and self._started[name] is value:
+                if name in self._opaque and self._opaque[name] is value:
                     continue  # the task gets it again from the configured bolt and prepare()
                 raise TypeError(self._refusal(name, value, exc)) from None
-            current[name] = data
-            if self._stored.get(name) != data:
-                puts[_key(name)] = data
-        deletes = [_key(name) for name in self._stored if name not in current]
-        self._pending = current
+            if data != self._initial.get(name):
+                differ[name] = data
+        puts = {_key(name): data for name, data in differ.items() if self._stored.get(name) != data}
+        deletes = [_key(name) for name in self._stored if name not in differ]
+        self._pending = differ
         return puts, deletes
 
     def committed(self) -> None:

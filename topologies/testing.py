@@ -27,8 +27,10 @@ from bolts import (
     WindowStore,
     make_task,
 )
+from bolts.instance_fields import FIELD_PREFIX, InstanceFields
 from bolts.tuples import DEFAULT_STREAM
 from state_backends import open_backend
+from topologies.executor.stored import TaskStore
 from windowing import Duration, TupleWindow
 
 
@@ -116,6 +118,9 @@ class BoltHarness:
         if isinstance(state, str):  # a backend URL: the task gets its own namespace there
             state = open_backend(state).namespace(f"harness/{component}/0")
         self.state = state
+        # The task commits through a store that also writes the bolt's attributes, as on Spark.
+        self._store = None if state is None else TaskStore(state)  # type: ignore[arg-type]
+        self._attributes: InstanceFields | None = None
         self.watermark_per_batch = watermark_per_batch
         # The caller's bolt is never run (prepare() would leave a collector and state on it, which cannot be
         # copied or pickled): the harness runs its own copy, and keeps a fresh one for restart().
@@ -132,11 +137,14 @@ class BoltHarness:
         inputs = [(self.source_component, s) for s in self.streams]
         task = make_task(
             bolt, component=self.component, input_streams=inputs, start_time_ms=start_time_ms,
-            observer=self._record, store=self.state, watermark_at_batch_end=self.watermark_per_batch,
+            observer=self._record, store=self._store, watermark_at_batch_end=self.watermark_per_batch,
         )
         if isinstance(task, WindowedBoltExecutor):
             task.ack_listener = self._ack
-        task.prepare(self.conf, self._emit)
+        self._attributes = InstanceFields(task.bolt, self.component)
+        self._attributes.track_prepare(lambda: task.prepare(self.conf, self._emit))
+        if self._store is not None:  # the bolt's attributes as the last commit left them
+            self._attributes.restore(self._store.scan(FIELD_PREFIX))
         return task
 
     # Stateful bolts: commit and crash ---------------------------------------------------------
@@ -144,7 +152,17 @@ class BoltHarness:
         """Commit the stateful task's state as batch ``batch_id`` (the next id by default); returns the id."""
         task = self._stateful_task("commit")
         self._batch_id = self._batch_id + 1 if batch_id is None else batch_id
-        task.commit(self._batch_id)
+        attributes, store = self._attributes, self._store
+        if attributes is not None and store is not None:  # the bolt's attributes commit with the task, as on Spark
+            store.stage(*attributes.writes())
+        try:
+            task.commit(self._batch_id)
+        except BaseException:
+            if store is not None:
+                store.unstage()
+            raise
+        if attributes is not None:
+            attributes.committed()
         self._committed = _Committed(len(self.windows), len(self.emitted), len(self.late), self.now)
         self._committed_log = [t for t in self._log if id(t) not in self._acked]
         return self._batch_id

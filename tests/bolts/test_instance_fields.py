@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter, OrderedDict, defaultdict, deque
-from datetime import UTC
+from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bolts import Fields, Tuple
+from bolts import BaseStatefulWindowedBolt, Fields, Tuple
 from bolts.instance_fields import FIELD_PREFIX, InstanceFields, decode_field, encode_field
+from topologies.testing import BoltHarness
+from windowing import Count
 
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), st.floats(allow_nan=False), st.text(max_size=8),
+    st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), st.floats(), st.text(max_size=8),
     st.binary(max_size=8), st.datetimes(timezones=st.just(UTC)), st.dates(), st.timedeltas(),
     st.decimals(allow_nan=False, allow_infinity=False, places=3),
 )
@@ -37,15 +41,20 @@ values = st.recursive(
 
 
 def same(a, b) -> bool:
-    """Equal, and of the same types all the way down."""
+    """Equal, and of the same types all the way down (-0.0 is not 0.0, True is not 1)."""
     if type(a) is not type(b):
         return False
+    if isinstance(a, float):
+        return repr(a) == repr(b)
+    if isinstance(a, deque) and a.maxlen != b.maxlen:
+        return False
+    if isinstance(a, defaultdict) and a.default_factory is not b.default_factory:
+        return False
     if isinstance(a, dict):
-        if isinstance(a, defaultdict) and a.default_factory is not b.default_factory:
-            return False
-        if isinstance(a, deque) and a.maxlen != b.maxlen:
-            return False
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        return len(a) == len(b) and all(
+            any(same(k, k2) for k2 in b) and same(a[k], b[k]) for k in a)
+    if isinstance(a, set | frozenset):
+        return len(a) == len(b) and all(any(same(x, y) for y in b) for x in a)
     if isinstance(a, list | tuple | deque):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     return a == b
@@ -81,6 +90,7 @@ class Bolt:
         self.client = object()  # built by prepare()
         self.total = 0
         self.names = []
+        self.pid = os.getpid()
 
 
 def tracked(bolt=None):
@@ -90,23 +100,34 @@ def tracked(bolt=None):
     return bolt, fields
 
 
-def test_plain_attributes_are_written_and_objects_the_task_started_with_are_not():
+def test_what_prepare_left_is_not_written_and_what_execute_changed_is():
     bolt, fields = tracked()
-    bolt.total = 5
+    assert fields.writes() == ({}, [])
+    bolt.total, bolt.seen = 5, {"a"}
     puts, deletes = fields.writes()
-    assert set(puts) == {FIELD_PREFIX + n for n in (b"limit", b"total", b"names")}
+    assert set(puts) == {FIELD_PREFIX + b"total", FIELD_PREFIX + b"seen"}
     assert deletes == []
 
 
-def test_only_changed_attributes_are_written_again_and_removed_ones_deleted():
+def test_only_changed_attributes_are_written_again_and_back_to_prepares_value_is_deleted():
     bolt, fields = tracked()
+    bolt.total, bolt.names = 7, ["x"]
     fields.writes()
     fields.committed()
-    bolt.total = 7
-    del bolt.names
+    bolt.total = 8
+    bolt.names = []  # as prepare() left it: the rebuilt task's prepare() gives it again
     puts, deletes = fields.writes()
     assert list(puts) == [FIELD_PREFIX + b"total"]
     assert deletes == [FIELD_PREFIX + b"names"]
+
+
+def test_an_attribute_execute_deleted_is_deleted_on_the_rebuilt_task_too():
+    bolt, fields = tracked()
+    del bolt.names
+    puts, _ = fields.writes()
+    again, fields_again = tracked()
+    fields_again.restore(sorted(puts.items()))
+    assert not hasattr(again, "names")
 
 
 def test_an_attribute_rebound_to_an_object_after_prepare_fails_the_commit_naming_bolt_and_attribute():
@@ -120,13 +141,67 @@ def test_an_attribute_rebound_to_an_object_after_prepare_fails_the_commit_naming
         fields2.writes()
 
 
-def test_a_rebuilt_task_gets_the_committed_attributes_after_prepare():
+def test_a_plain_attribute_that_comes_to_hold_an_object_fails_the_commit():
     bolt, fields = tracked()
-    bolt.total, bolt.names = 9, ["a", ("b", 1)]
+    bolt.names.append(object())  # the same list prepare() built, no longer plain data
+    with pytest.raises(TypeError, match="attribute 'names'"):
+        fields.writes()
+
+
+def test_a_rebuilt_task_gets_the_committed_attributes_after_prepare_and_keeps_its_own_prepared_values():
+    bolt, fields = tracked()
+    bolt.total, bolt.names, bolt.pid = 9, ["a", ("b", 1)], -1  # pid: as if prepared in another process
+    fields._initial["pid"] = encode_field(-1)
     puts, _ = fields.writes()
     fields.committed()
     again, fields_again = tracked()
     fields_again.restore(sorted(puts.items()))
-    assert (again.total, again.names, again.limit) == (9, ["a", ("b", 1)], 3)
+    assert (again.total, again.names, again.limit, again.pid) == (9, ["a", ("b", 1)], 3, os.getpid())
     assert again.client is not bolt.client  # prepare() built its own
-    assert fields_again.writes() == ({}, [])  # nothing changed since the commit it came from
+    assert fields_again.writes()[0] == {}  # nothing changed since the commit it came from
+
+
+@pytest.mark.parametrize("value", [datetime(2026, 3, 29, 1, tzinfo=ZoneInfo("Europe/Paris")),
+                                   type("Stamp", (datetime,), {})(2026, 1, 1)])
+def test_datetimes_that_would_not_come_back_as_they_were_are_refused(value):
+    with pytest.raises(TypeError):
+        encode_field(value)
+    assert same(decode_field(encode_field(datetime(2026, 1, 1, tzinfo=timezone(timedelta(hours=2))))),
+                datetime(2026, 1, 1, tzinfo=timezone(timedelta(hours=2))))
+
+
+def test_a_value_that_holds_itself_is_refused_with_a_type_error():
+    loop: list = []
+    loop.append(loop)
+    with pytest.raises(TypeError, match="holding itself"):
+        encode_field(loop)
+
+
+class Counting(BaseStatefulWindowedBolt):
+    def prepare(self, conf, context, collector):
+        self.collector = collector
+        self.fired = 0
+
+    def execute(self, window):
+        self.fired += 1
+        self.collector.emit([self.fired, len(window.get())])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("fired", "size"))
+
+
+def test_the_harness_commits_and_restores_attributes_as_the_executor_does():
+    h = BoltHarness(Counting().with_tumbling_window(Count(2)).with_persistence(), state="memory://")
+    h.feed_batch([[1], [2], [3], [4]])
+    h.commit()
+    h.feed_batch([[5]])
+    h.restart()  # the attribute comes back as committed: two windows fired
+    h.feed_batch([[5], [6]])
+    assert [v for _, v in h.emitted] == [[1, 2], [2, 2], [3, 2]]
+
+
+def test_the_harness_commit_refuses_an_attribute_that_could_not_move():
+    h = BoltHarness(Counting().with_tumbling_window(Count(2)).with_persistence(), state="memory://")
+    h.bolt.client = object()
+    with pytest.raises(TypeError, match="attribute 'client'"):
+        h.commit()

@@ -1,8 +1,8 @@
 """A bolt that went through a BoltHarness is untouched: another harness, a copy or Spark can run it again.
 
-The harness runs its own deep copy (``h.bolt``); before, prepare() left a collector
-(and init_state a KeyValueState) on the caller's bolt, holding the harness and the
-backend's lock, so copying it failed with ``cannot pickle '_thread.lock' object``.
+The harness runs its own deep copy (``h.bolt``), so prepare() and init_state never
+leave a collector or a KeyValueState (which hold the harness and the backend's
+lock, and cannot be copied) on the caller's bolt.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import uuid
 from collections.abc import Sequence
 
 import pytest
@@ -62,7 +63,7 @@ def run_both(topology, spout_id: str, batches, tmp_path, monkeypatch):
     state_url = "memory://"
     backend = worker._backend(state_url)  # the executors' store: in this process, one shared memory backend
     distributed = DistributedExecutor(topology, {}, BatchClock(tmp_path / "x", counting_clock()), OutputLog(None),
-                                      open_backend("memory://"), f"moves{id(tmp_path)}", None, state_url)
+                                      open_backend("memory://"), f"moves-{uuid.uuid4().hex[:8]}", None, state_url)
     monkeypatch.setattr(distributed_module, "run_stage", run_stage_here)
     for batch_id, rows in enumerate(batches):
         driver.run(batch_id, {spout_id: rows})
@@ -111,3 +112,27 @@ def test_every_task_is_rebuilt_from_the_store_at_every_batch(tmp_path, monkeypat
     monkeypatch.setattr(worker, "_build", counting_build)
     run_both(mixed(tmp_path), "events", rows_of(keyed_rows(3, 4)), tmp_path, monkeypatch)
     assert next(calls) >= 3 * 15  # every task of every stage, every batch
+
+
+def test_a_task_whose_commit_lost_to_another_attempt_continues_from_the_winners_state(tmp_path, monkeypatch):
+    """Two attempts of one batch: the one that commits second keeps nothing of its own run."""
+    from bolts.instance_fields import FIELD_PREFIX, encode_field
+    from tests.cluster.cases import Probe
+    from topologies.executor import TopologyRuntime
+
+    b = TopologyBuilder()
+    b.set_spout("events", spout(tmp_path))
+    b.set_bolt("probe", Probe()).shuffle_grouping("events")
+    runtime = TopologyRuntime(b.create_topology(), {}, 1_000)
+    rows = rows_of(keyed_rows(2, 3))
+    runtime.run_batch(0, {"events": rows[0]}, 1_000)
+    namespace = runtime.tasks["probe"][0].store.namespace
+    commit = namespace.commit
+
+    def another_attempt_first(batch_id, puts, deletes):
+        commit(batch_id, {**puts, FIELD_PREFIX + b"count": encode_field(100)}, deletes)  # the winner counted 100
+        return commit(batch_id, puts, deletes)  # this attempt's commit is refused: the batch is committed
+
+    monkeypatch.setattr(namespace, "commit", another_attempt_first)
+    runtime.run_batch(1, {"events": rows[1]}, 2_000)
+    assert runtime.tasks["probe"][0].task.bolt.count == 100

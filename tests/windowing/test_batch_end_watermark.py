@@ -97,7 +97,7 @@ def test_two_files_give_two_late_tuples_on_any_machine(kind):
 
 @pytest.mark.parametrize("kind", BOLTS)
 def test_without_the_option_the_watermark_follows_the_clock(kind):
-    """Today's default in the harness: the watermark moves only on advance (its interval timer)."""
+    """The harness's default: the watermark moves only on advance (its interval timer)."""
     fast = run(BOLTS[kind], TWO_FILES, [FAST, FAST], per_batch=False)
     slow = run(BOLTS[kind], TWO_FILES, [SLOW, SLOW], per_batch=False)
     assert fast[2] == []

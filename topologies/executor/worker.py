@@ -124,9 +124,10 @@ def run_one(spec: StageSpec, index: int, tuples: list[Tuple]) -> TaskResult:
         if spec.batch_id is None:
             msg = "run_one: a stage that is not closing needs a batch id"
             raise ValueError(msg)
-        emissions = run_stored(built, cached.store, spec.batch_id, tuples, spec.now_ms, spec.watermark)
-        cached.committed = spec.batch_id
-        _TASKS[key] = cached
+        emissions, current = run_stored(built, cached.store, spec.batch_id, tuples, spec.now_ms, spec.watermark)
+        if current:  # a task whose attempt lost to another's commit is rebuilt from the store next time
+            cached.committed = spec.batch_id
+            _TASKS[key] = cached
     return TaskResult(emissions, task.watermark, fired.count, max(0, task.late_tuples - late_before))
 
 
