@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Any, Generic, TypeVar
 
 from windowing.event import Event
 from windowing.eviction_policy import WindowScan
-from windowing.membership import Membership, SeqRange
+from windowing.membership import Membership, SeqRange, TimeRange
 
 T = TypeVar("T")
 
@@ -84,10 +85,19 @@ class TupleWindow(Generic[T]):
         self._check_open("get_new")
         self._check_changes("get_new")
         if "new" not in self._cache:
-            prev = self._prev
-            events = self._events()
-            self._cache["new"] = [e.value for e in events if prev is None or not prev(e)]
+            self._cache["new"] = [e.value for e in self._new_events()]
         return self._cache["new"]
+
+    def _new_events(self) -> list[Event[T]]:
+        prev, scan = self._prev, self._scan
+        if prev is None:
+            return self._events()
+        if scan.arrival_ordered and isinstance(scan.source, list) and isinstance(prev, SeqRange | TimeRange):
+            # Arrival-ordered windows only move forward: every held event that arrived before the previous
+            # evaluation was in its window, so the new ones are the suffix from its end_seq, found by bisection.
+            start = bisect_left(scan.source, prev.end_seq, scan.lo, scan.hi, key=_seq)
+            return scan.source[start : scan.hi]  # type: ignore[no-any-return]
+        return [e for e in self._events() if not prev(e)]
 
     def get_expired(self) -> list[T]:
         """The tuples that expired since the previous evaluation, in arrival order."""

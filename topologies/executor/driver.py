@@ -1,14 +1,15 @@
 """Driver placement: ``foreachBatch`` brings each batch to the driver as Arrow and runs the bolts there.
 
-Replay: Spark runs a batch id again when the query stopped after the batch's
-outputs were written but before its commit. Tasks whose state is in memory are
-snapshotted before each new batch; when the same batch id arrives again the
-executor restores that snapshot, rebuilds the stateful tasks from their store
-(those whose store holds the batch re-send its committed emissions instead of
-running), reuses the batch's recorded processing time, and rewrites the batch's
-outputs, so the replay gives exactly what the first run gave. A new process
-(a submit that resumes from the checkpoint) builds the stateful tasks from the
-store the same way; tasks of plain bolts start empty, as in Storm.
+Every task commits what the batch changed to the state backend (by default a
+private ``memory://``), so nothing is copied per batch. Replay: Spark runs a
+batch id again when the query stopped after the batch's outputs were written
+but before its commit. When the same batch id arrives again the executor
+rebuilds every task from its store (those whose store holds the batch re-send
+its committed emissions instead of running), reuses the batch's recorded
+processing time, and rewrites the batch's outputs, so the replay gives exactly
+what the first run gave. A new process (a submit that resumes from the
+checkpoint) builds every task from the store the same way: with Redis or HBase
+state nothing is lost; with ``memory://`` a new process starts empty.
 """
 
 from __future__ import annotations
@@ -48,9 +49,9 @@ class DriverExecutor:
     Call it as ``executor(df, batch_id)`` (what Spark does) or :meth:`run` with
     rows already decoded. A bolt error (a :class:`bolts.TupleError` for a bad
     tuple) fails the batch; it is kept in :attr:`error` for the handle to re-raise.
-    Stateful bolts keep their state in ``backend`` (default: a private
-    ``memory://``) under namespaces ``<name>/<component>/<task>``; the shuffle
-    counters go to ``<name>/__router``.
+    Every task keeps its state in ``backend`` (default: a private
+    ``memory://``) under the namespace ``<name>/<component>/<task>``; the
+    shuffle counters go to ``<name>/__router``.
     """
 
     def __init__(
@@ -70,7 +71,6 @@ class DriverExecutor:
         self.outputs = outputs
         self.stats = BatchStats()
         self.runtime: TopologyRuntime | None = None
-        self._before_last: TopologyRuntime | None = None
         self.error: BaseException | None = None
         self.flushed = False
         self._lock = threading.Lock()
@@ -87,10 +87,9 @@ class DriverExecutor:
         """Run batch ``batch_id`` (again, if it is the last one run) on ``spout_rows``."""
         with self._lock:
             now = self.clock.time_of(batch_id, self.stats.last_time_ms)
-            self._rewind_for(batch_id)
             if self.runtime is None:
                 self.runtime = TopologyRuntime(self.topology, self.conf, now, self.stores)
-            self._before_last = self.runtime.snapshot()
+            self._rewind_for(batch_id, self.runtime)
             self.stats.last_batch_id, self.stats.last_time_ms = batch_id, now
             start = self.router_counters.start_of(batch_id)
             self.runtime.router.counters = dict(start)
@@ -102,7 +101,7 @@ class DriverExecutor:
             self.stats.input_rows += rows
             self.stats.rows_per_batch[batch_id] = rows
 
-    def _rewind_for(self, batch_id: int) -> None:
+    def _rewind_for(self, batch_id: int, runtime: TopologyRuntime) -> None:
         last = self.stats.last_batch_id
         if last is None or batch_id > last:
             return
@@ -112,9 +111,7 @@ class DriverExecutor:
                 "already past it (was the checkpoint location replaced or shared?)"
             )
             raise RuntimeError(msg)
-        self.runtime = self._before_last.snapshot() if self._before_last is not None else None
-        if self.runtime is not None:
-            self.runtime.reload()
+        runtime.reload()
         self.stats.replays += 1
         self.stats.batches -= 1
         self.stats.input_rows -= self.stats.rows_per_batch.get(batch_id, 0)

@@ -3,8 +3,8 @@
 Two steps stay apart so a distributed placement can reuse them: :class:`Router`
 decides which task of a subscriber gets each emitted tuple, and :func:`run_task`
 runs one task on the batch of tuples routed to it. Every task's state lives
-behind the :class:`bolts.BoltTask` interface; a stateful bolt's tasks keep it
-in a state backend (see :mod:`topologies.executor.stored`).
+behind the :class:`bolts.BoltTask` interface and is committed to a state
+backend with each batch (see :mod:`topologies.executor.stored`).
 """
 
 from __future__ import annotations
@@ -80,12 +80,12 @@ StoreFactory = Callable[[str, int], TaskStore]
 
 @dataclass
 class TaskSlot:
-    """One task of a bolt in the runtime: the built task, and its store (None: state in memory)."""
+    """One task of a bolt in the runtime: the built task, and its store."""
 
     component: str
     index: int
     built: BuiltTask
-    store: TaskStore | None
+    store: TaskStore
 
     @property
     def task(self) -> BoltTask:
@@ -94,14 +94,16 @@ class TaskSlot:
 
 
 class TopologyRuntime:
-    """Every bolt task of a topology, in memory, moved one batch at a time in topological order.
+    """Every bolt task of a topology, moved one batch at a time in topological order.
 
-    Tasks are built at ``start_time_ms`` from a deep copy of their bolt (each task
-    has its own instance, as Storm deserialises one per task). Tasks of stateful
-    bolts get a store from ``stores(component, index)`` (default: a private
-    ``memory://`` backend) and resume from it when built. The runtime can be
-    deep-copied, which is how the driver executor snapshots the tasks whose
-    state is in memory (see :meth:`snapshot`).
+    Tasks are built at ``start_time_ms`` from a deep copy of their bolt (each
+    task has its own instance, as Storm deserialises one per task). Every task
+    keeps its state in the store ``stores(component, index)`` gives it
+    (default: a private ``memory://`` backend): it resumes from it when built
+    and commits what changed with every batch, windows, own state and the
+    bolt's attributes alike, as in distributed mode. A batch costs what its
+    tuples change, never a copy of the windows; a replay rebuilds the tasks
+    from the store (:meth:`reload`).
     """
 
     def __init__(
@@ -113,6 +115,7 @@ class TopologyRuntime:
         self.stores = stores if stores is not None else _private_stores()
         self.router = Router(topology)
         self.windows_fired = 0
+        self._fired_before = 0  # windows fired when the current batch started
         self.closed = False
         self.tasks: dict[str, list[TaskSlot]] = {
             bid: [self._slot(bid, i) for i in range(topology.bolts[bid].parallelism)] for bid in topology.order
@@ -120,34 +123,25 @@ class TopologyRuntime:
 
     def _slot(self, bid: str, index: int) -> TaskSlot:
         spec = self.topology.bolts[bid]
-        store = self.stores(bid, index) if spec.bolt.stores_task_state else None
+        store = self.stores(bid, index)
         built = build_task(
             spec.bolt, component=bid, index=index, parallelism=spec.parallelism,
             inputs=[(s.component, s.stream) for s in spec.subscriptions], conf=self.conf,
-            start_time_ms=self.start_time_ms, store=store, observer=self._on_window,
+            start_time_ms=self.start_time_ms, store=store, persist_windows=True, observer=self._on_window,
         )
-        if store is not None:
-            resume(built, store)
+        resume(built, store)
         return TaskSlot(bid, index, built, store)
 
     def _on_window(self, window: Any) -> None:
         self.windows_fired += 1
 
-    def stored_slots(self) -> list[TaskSlot]:
-        """The tasks whose state is in a store."""
-        return [slot for slots in self.tasks.values() for slot in slots if slot.store is not None]
-
-    def snapshot(self) -> TopologyRuntime:
-        """A deep copy for a replay in this process; stored tasks are shared, not copied (see :meth:`reload`)."""
-        import copy
-
-        memo: dict[int, Any] = {id(slot): slot for slot in self.stored_slots()}
-        return copy.deepcopy(self, memo)
-
     def reload(self) -> None:
-        """Rebuild every stored task from its store's last commit (after restoring a snapshot)."""
-        for slot in self.stored_slots():
-            self.tasks[slot.component][slot.index] = self._slot(slot.component, slot.index)
+        """Rebuild every task from its store's last commit (a batch is run again after a failure)."""
+        self.router = Router(self.topology)
+        self.windows_fired = self._fired_before
+        for bid, slots in self.tasks.items():
+            for slot in slots:
+                self.tasks[bid][slot.index] = self._slot(bid, slot.index)
 
     def run_batch(self, batch_id: int, spout_rows: Mapping[str, Sequence[Sequence[Any]]], now_ms: int) -> list[Output]:
         """Move one batch through the bolts at processing time ``now_ms``; returns the outputs, in emission order.
@@ -158,6 +152,7 @@ class TopologyRuntime:
         right after it ran; one whose store holds ``batch_id`` already re-sends
         its committed emissions instead of running.
         """
+        self._fired_before = self.windows_fired
         for sid, rows in spout_rows.items():
             stream = self.topology.spouts[sid].spout.stream
             for row in rows:
@@ -166,11 +161,10 @@ class TopologyRuntime:
             watermark = self.upstream_watermark(bid)
             for slot in self.tasks[bid]:
                 queued = self.router.take(bid, slot.index)
-                if slot.store is None:
-                    run_task(slot.task, queued, now_ms, watermark)
-                    self._route(slot, slot.built.sink.take())
-                else:
-                    self._route(slot, run_stored(slot.built, slot.store, batch_id, queued, now_ms, watermark))
+                emissions, current = run_stored(slot.built, slot.store, batch_id, queued, now_ms, watermark)
+                if not current:
+                    self.tasks[bid][slot.index] = self._slot(bid, slot.index)
+                self._route(slot, emissions)
         return self.router.take_outputs()
 
     def _route(self, slot: TaskSlot, emissions: list[Emission]) -> None:

@@ -130,16 +130,20 @@ def resume(built: BuiltTask, store: TaskStore) -> None:
 def run_stored(
     built: BuiltTask, store: TaskStore, batch_id: int, tuples: Sequence[Tuple], now_ms: int | None,
     watermark: int | None,
-) -> list[Emission]:
-    """Run a stored task on batch ``batch_id`` and commit it; returns what it emitted, in order.
+) -> tuple[list[Emission], bool]:
+    """Run a stored task on batch ``batch_id`` and commit it; returns its emissions and whether it is current.
 
-    When the store already holds ``batch_id`` (a replay; the task must then
+    The emissions are in order; the flag says whether the task in memory is now
+    the committed one. When the store already holds ``batch_id`` (a replay; the task must then
     have been built from the store), the task is not run and its committed
-    emissions are returned. A bolt attribute that cannot be stored fails the
-    batch before anything is written (``TypeError`` naming bolt and attribute).
+    emissions are returned. When another attempt of the batch committed first,
+    its emissions are returned and the task in memory is not the committed one:
+    rebuild it from the store before using it again. A bolt attribute that
+    cannot be stored fails the batch before anything is written (``TypeError``
+    naming bolt and attribute).
     """
     if check_not_ahead(store, batch_id, "foreachBatch") == batch_id:
-        return store.committed_outputs()
+        return store.committed_outputs(), True
     task, emitted = built.task, built.sink.items
     emitted.clear()
     run_task(task, tuples, now_ms, watermark)
@@ -153,9 +157,9 @@ def run_stored(
         store.unstage()  # nothing of a failed commit may ride along with a later one
         raise
     if not applied:
-        return store.committed_outputs()  # another attempt of this batch committed first: its outputs stand
+        return store.committed_outputs(), False  # another attempt of this batch committed first: its outputs stand
     built.fields.committed()
-    return out
+    return out, True
 
 
 def _commit(task: BoltTask, store: TaskStore, batch_id: int) -> bool:
@@ -183,14 +187,14 @@ class RouterCounters:
                 f"batch {batch_id}; the checkpoint was replaced while the state store kept the old state"
             )
             raise RuntimeError(msg)
-        if committed != batch_id:
-            return self.at_end()
-        data = self.namespace.get(b"before")
-        return {} if data is None else {(c, t, s, b): n for c, t, s, b, n in decode(data)}
+        return self._read(b"before" if committed == batch_id else b"after")
 
     def at_end(self) -> dict[CounterKey, int]:
         """The counters the last committed batch ended with (what the shutdown flush starts from)."""
-        data = self.namespace.get(b"after")
+        return self._read(b"after")
+
+    def _read(self, key: bytes) -> dict[CounterKey, int]:
+        data = self.namespace.get(key)
         return {} if data is None else {(c, t, s, b): n for c, t, s, b, n in decode(data)}
 
     def commit(self, batch_id: int, start: Mapping[CounterKey, int], end: Mapping[CounterKey, int]) -> None:

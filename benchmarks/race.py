@@ -1,0 +1,293 @@
+"""The race: squall's windowed bolts against Spark's own windowed aggregation, on one workload, in one run.
+
+Workload (issue "A columnar executor that scales"): N events (default
+2,000,000) of 100 keys, 1 ms apart with up to 2 s of disorder, in 20 Parquet
+files read 2 per batch; per key, sliding event-time windows of 10 s every 5 s,
+lag 5 s; ``local[2]``. Every engine reads the same files in the same
+SparkSession, one after the other:
+
+- ``spark``: ``withWatermark`` + ``groupBy(window(...), key).sum``, append mode;
+- ``toArrow ceiling``: a ``foreachBatch`` that only calls ``toArrow()``;
+- squall: a Storm ``BaseWindowedBolt`` summing ``window.get()`` per key, the
+  same bolt using ``window.to_arrow()`` and pyarrow's ``group_by``, and
+  ``WindowedAggregateBolt(sum)`` with ``SlidingWindows``, in driver mode
+  (memory state) and distributed mode (Redis state), 2 tasks, fields grouping.
+
+Each squall variant is checked: the aggregate bolts' sums equal Spark's on
+every window Spark emitted; the Storm bolt's windows equal a ``BoltHarness``
+run of the same batches; the columnar bolt's equal the Storm bolt's. Prints
+seconds, events/s, and each rate over Spark's and over the ceiling's; with
+``--chart PATH`` also a bar chart (PNG, matplotlib).
+
+Run: ``python benchmarks/race.py [--events N | --quick] [--only NAME ...] [--chart docs/race.png]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import sys
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.spark_sliding_sum import redis_url
+from bolts import BaseWindowedBolt, Fields, WindowedAggregateBolt
+from topologies import FileSpout, SparkRunner, TopologyBuilder
+from topologies.groupings import FieldsGrouping
+from topologies.testing import BoltHarness
+from windowing import Duration, SlidingWindows, aggregators
+
+SCHEMA = "key STRING, ts BIGINT, value BIGINT"
+FIELDS = ("key", "ts", "value")
+KEYS, FILES, FILES_PER_BATCH, TASKS = 100, 20, 2, 2
+LENGTH, SLIDE, LAG, DISORDER = 10_000, 5_000, 5_000, 2_000
+CLOCK_STEP = 1_000
+
+
+class StormKeyedSum(BaseWindowedBolt):
+    """Per key, the sum of the window's values: one Python pass over ``window.get()``."""
+
+    def execute(self, window):
+        sums: dict[str, int] = {}
+        for t in window.get():
+            sums[t["key"]] = sums.get(t["key"], 0) + t["value"]
+        for key in sorted(sums):
+            self.collector.emit([key, window.end_timestamp, sums[key]])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("key", "window_end", "sum"))
+
+
+class ColumnarKeyedSum(StormKeyedSum):
+    """The same sums from ``window.to_arrow()`` with pyarrow's ``group_by``."""
+
+    def execute(self, window):
+        table = window.to_arrow()
+        if table.num_rows == 0:
+            return
+        sums = table.group_by("key").aggregate([("value", "sum")]).sort_by("key").to_pydict()
+        for key, total in zip(sums["key"], sums["value_sum"], strict=True):
+            self.collector.emit([key, window.end_timestamp, total])
+
+
+def storm_bolt(cls: type[StormKeyedSum] = StormKeyedSum) -> StormKeyedSum:
+    return (cls().with_window(Duration(LENGTH), Duration(SLIDE)).with_timestamp_field("ts").with_lag(Duration(LAG)))
+
+
+def aggregate_bolt() -> WindowedAggregateBolt:
+    return (WindowedAggregateBolt(aggregators.sum("value"), key_fields=("key",))
+            .with_windows(SlidingWindows(Duration(LENGTH), Duration(SLIDE))).with_timestamp_field("ts")
+            .with_lag(Duration(LAG)))
+
+
+def generate(directory: Path, events: int) -> list[Any]:
+    """The Parquet files; returns their tables (for the harness check), in file order."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(7)
+    per_file = events // FILES
+    tables = []
+    for f in range(FILES):
+        arrival = np.arange(f * per_file, (f + 1) * per_file, dtype=np.int64)  # 1 ms apart, in arrival order
+        ts = np.maximum(arrival - rng.integers(0, DISORDER + 1, per_file), 0)
+        keys = np.char.add("k", rng.integers(0, KEYS, per_file).astype(str))
+        table = pa.table({"key": keys, "ts": ts, "value": rng.integers(0, 100, per_file)})
+        path = directory / f"part-{f:04d}.parquet"
+        pq.write_table(table, path)
+        os.utime(path, (1_700_000_000 + f, 1_700_000_000 + f))  # Spark lists files in mtime order
+        tables.append(table)
+    return tables
+
+
+def step_clock() -> Callable[[], int]:
+    state = {"t": 0}
+
+    def clock() -> int:
+        state["t"] += CLOCK_STEP
+        return state["t"]
+
+    return clock
+
+
+def run_spark(spark, data: Path) -> tuple[float, dict[tuple[str, int], int]]:
+    from pyspark.sql import functions as F
+
+    df = (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", FILES_PER_BATCH).parquet(str(data))
+          .withColumn("event_time", F.timestamp_millis("ts")).withWatermark("event_time", f"{LAG} milliseconds"))
+    agg = df.groupBy(F.window("event_time", f"{LENGTH} milliseconds", f"{SLIDE} milliseconds"), "key") \
+        .agg(F.sum("value").alias("sum"))
+    name = f"race_{uuid.uuid4().hex[:8]}"
+    start = time.perf_counter()
+    query = (agg.writeStream.outputMode("append").format("memory").queryName(name)
+             .option("checkpointLocation", tempfile.mkdtemp(prefix="race-spark-ck-"))
+             .trigger(availableNow=True).start())
+    query.awaitTermination()
+    elapsed = time.perf_counter() - start
+    rows = spark.sql(f"SELECT key, unix_millis(window.end) AS end, sum FROM {name}").collect()
+    return elapsed, {(r["key"], r["end"]): r["sum"] for r in rows}
+
+
+def run_ceiling(spark, data: Path) -> float:
+    rows = []
+
+    def only_to_arrow(df, batch_id):
+        rows.append(df.toArrow().num_rows)
+
+    df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", FILES_PER_BATCH).parquet(str(data))
+    start = time.perf_counter()
+    query = (df.writeStream.foreachBatch(only_to_arrow).trigger(availableNow=True)
+             .option("checkpointLocation", tempfile.mkdtemp(prefix="race-arrow-ck-")).start())
+    query.awaitTermination()
+    return time.perf_counter() - start
+
+
+def run_squall(spark, data: Path, bolt: Any, mode: str = "driver", state: str = "memory://") -> tuple[float, list]:
+    builder = TopologyBuilder()
+    builder.set_spout("events", FileSpout(str(data), "parquet", FIELDS, schema=SCHEMA,
+                                          max_files_per_trigger=FILES_PER_BATCH))
+    builder.set_bolt("sum", bolt, TASKS).fields_grouping("events", Fields("key"))
+    runner = SparkRunner(spark, mode, state, checkpoint_location=tempfile.mkdtemp(prefix="race-ck-"),
+                         clock=step_clock())
+    start = time.perf_counter()
+    handle = runner.submit(f"race-{uuid.uuid4().hex[:8]}", builder.create_topology(), available_now=True)
+    handle.await_termination()
+    elapsed = time.perf_counter() - start
+    return elapsed, [(o.task, list(o.values)) for o in handle.outputs()]
+
+
+def harness_windows(bolt: StormKeyedSum, tables: list[Any]) -> list[tuple[int, list]]:
+    """What BoltHarness gives for the same batches, routed to the tasks as the fields grouping does."""
+    grouping, fields = FieldsGrouping(Fields("key")), Fields(FIELDS)
+    harnesses = [BoltHarness(copy.deepcopy(bolt), fields=FIELDS, source_component="events", component="sum",
+                             start_time_ms=CLOCK_STEP, watermark_per_batch=True) for _ in range(TASKS)]
+    clock = step_clock()
+    for b in range(0, len(tables), FILES_PER_BATCH):
+        per_task: list[list[list[Any]]] = [[] for _ in range(TASKS)]
+        for table in tables[b : b + FILES_PER_BATCH]:
+            for row in zip(*(table.column(f).to_pylist() for f in FIELDS), strict=True):
+                per_task[grouping.targets(row, fields, TASKS, 0)[0]].append(list(row))
+        now = clock()
+        for h, rows in zip(harnesses, per_task, strict=True):
+            h.advance_to(now)
+            h.feed_batch(rows)
+    out = []
+    for task, h in enumerate(harnesses):
+        h.close()
+        out += [(task, list(values)) for _, values in h.emitted]
+    return out
+
+
+def check_sums(spark_sums: dict[tuple[str, int], int], outputs: list, name: str) -> None:
+    """Every window Spark emitted has the same sum in squall's panes (squall also flushes the rest at the end)."""
+    squall_sums = {(v[0], v[2]): v[3] for _, v in outputs}
+    wrong = {k: (v, squall_sums.get(k)) for k, v in spark_sums.items() if squall_sums.get(k) != v}
+    if wrong:
+        raise SystemExit(f"{name}: sums differ from Spark's (spark, squall): {list(wrong.items())[:5]}")
+
+
+def check_same(expected: list, got: list, name: str, against: str) -> None:
+    per_task_expected, per_task_got = defaultdict(list), defaultdict(list)
+    for task, values in expected:
+        per_task_expected[task].append(values)
+    for task, values in got:
+        per_task_got[task].append(values)
+    if per_task_expected != per_task_got:
+        raise SystemExit(f"{name}: windows differ from {against}'s")
+
+
+VARIANTS = ("storm-driver", "columnar-driver", "aggregate-driver", "aggregate-distributed")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--events", type=int, default=2_000_000)
+    p.add_argument("--quick", action="store_true", help="200,000 events, for development")
+    p.add_argument("--only", nargs="*", choices=VARIANTS, default=list(VARIANTS), help="squall variants to run")
+    p.add_argument("--redis-url", default=None, help="Redis for distributed mode (default: start one)")
+    p.add_argument("--no-harness", action="store_true", help="skip the BoltHarness check of the Storm bolt")
+    p.add_argument("--chart", type=Path, default=None, help="write a bar chart PNG here")
+    args = p.parse_args()
+    events = 200_000 if args.quick else args.events
+    from pyspark.sql import SparkSession
+
+    repo = str(Path(__file__).resolve().parent.parent)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ["PYTHONPATH"] = os.pathsep.join(x for x in (repo, os.environ.get("PYTHONPATH")) if x)
+    spark = (SparkSession.builder.master("local[2]").config("spark.sql.shuffle.partitions", "2")
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    data = Path(tempfile.mkdtemp(prefix="race-data-"))
+    tables = generate(data, events)
+    events = sum(t.num_rows for t in tables)
+
+    seconds: dict[str, float] = {}
+    seconds["spark groupBy(window)"], spark_sums = run_spark(spark, data)
+    seconds["toArrow ceiling"] = run_ceiling(spark, data)
+    checks = [f"Spark emitted {len(spark_sums):,} windows"]
+    outputs: dict[str, list] = {}
+    if "storm-driver" in args.only:
+        seconds["squall Storm bolt, driver"], outputs["storm"] = run_squall(spark, data, storm_bolt())
+        if not args.no_harness:
+            check_same(harness_windows(storm_bolt(), tables), outputs["storm"], "Storm bolt", "BoltHarness")
+            checks.append("the Storm bolt's windows equal BoltHarness's")
+    if "columnar-driver" in args.only:
+        seconds["squall columnar bolt, driver"], columnar = run_squall(spark, data, storm_bolt(ColumnarKeyedSum))
+        if "storm" in outputs:
+            check_same(outputs["storm"], columnar, "columnar bolt", "Storm bolt")
+            checks.append("the columnar bolt's equal the Storm bolt's")
+    if "aggregate-driver" in args.only:
+        seconds["squall aggregate bolt, driver"], agg = run_squall(spark, data, aggregate_bolt())
+        check_sums(spark_sums, agg, "aggregate bolt, driver")
+        checks.append("the aggregate bolt's sums equal Spark's (driver)")
+    if "aggregate-distributed" in args.only:
+        with redis_url(args.redis_url) as url:
+            seconds["squall aggregate bolt, distributed"], agg = run_squall(spark, data, aggregate_bolt(),
+                                                                           "distributed", url)
+        check_sums(spark_sums, agg, "aggregate bolt, distributed")
+        checks.append("the aggregate bolt's sums equal Spark's (distributed)")
+    spark.stop()
+
+    spark_s, ceiling_s = seconds["spark groupBy(window)"], seconds["toArrow ceiling"]
+    print(f"race: {events:,} events, {KEYS} keys, {FILES} files, {FILES_PER_BATCH} per batch, "
+          f"sliding {LENGTH // 1000} s / {SLIDE // 1000} s windows per key, lag {LAG // 1000} s, local[2]")
+    print("checks: " + "; ".join(checks))
+    print(f"{'engine':<38}{'seconds':>9}{'events/s':>12}{'x Spark':>9}{'x ceiling':>11}")
+    for name, s in seconds.items():
+        print(f"{name:<38}{s:>9.2f}{events / s:>12,.0f}{spark_s / s:>9.2f}{ceiling_s / s:>11.2f}")
+    if args.chart is not None:
+        chart(seconds, events, args.chart)
+
+
+def chart(seconds: dict[str, float], events: int, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(seconds)
+    rates = [events / seconds[n] / 1000 for n in names]
+    fig, ax = plt.subplots(figsize=(8, 0.5 * len(names) + 1.2))
+    bars = ax.barh(names[::-1], rates[::-1], color=["#888" if not n.startswith("squall") else "#1f77b4"
+                                                    for n in names[::-1]])
+    ax.bar_label(bars, [f"{r:,.0f}k" for r in rates[::-1]], padding=3)
+    ax.set_xlabel("thousand events per second (higher is better)")
+    ax.set_title(f"sliding 10 s / 5 s windows per key, {events:,} events, local[2]")
+    ax.set_xlim(0, max(rates) * 1.2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"chart: {path}")
+
+
+if __name__ == "__main__":
+    main()
