@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
+from bolts.aggregate_columnar import place_segment, supports, takes
 from bolts.aggregate_firing import PaneEmitter
 from bolts.aggregate_store import load, state_writes
 from bolts.aggregate_window_state import WindowState
@@ -39,6 +40,7 @@ from bolts.context import TopologyContext
 from bolts.errors import TupleError
 from bolts.input_watermarks import InputWatermarks
 from bolts.task import BoltTask
+from bolts.task_input import TaskInput
 from bolts.tuples import DEFAULT_STREAM, Tuple
 from windowing.assigners import END_OF_TIME
 from windowing.clock import ManualClock, PeriodicTimers
@@ -86,6 +88,7 @@ class AggregateTask(BoltTask):
         self.store = store
         self.watermark_at_batch_end = watermark_at_batch_end
         self._read_ts = self._timestamp_reader()
+        self._columnar = supports(self.spec)  # whether batches can be placed on columns (aggregate_columnar)
 
     # Life cycle ---------------------------------------------------------------------------------
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
@@ -110,6 +113,18 @@ class AggregateTask(BoltTask):
         self.bolt.cleanup()
 
     # Input --------------------------------------------------------------------------------------
+    def execute_batch(self, batch: TaskInput) -> None:
+        """Deliver a batch: columnar segments placed at once where the aggregation allows, other tuples one by one."""
+        if not self._columnar:
+            super().execute_batch(batch)
+            return
+        for segment in batch.segments:
+            if takes(self.spec, segment):
+                place_segment(self, segment, self._watermark)
+            else:
+                for tup in segment.tuples():
+                    self.execute(tup)
+
     def execute(self, tup: Tuple) -> None:
         """Add a tuple to its windows, or drop it as late (counted; sent to the late stream when set)."""
         ts = self._read_ts(tup)

@@ -49,8 +49,12 @@ class WindowState:
 
     def note_timestamp(self, ts: int) -> None:
         """Widen the timestamp ranges with ``ts``."""
-        self.pane_ts = _widen(self.pane_ts, ts, ts)
-        self.all_ts = _widen(self.all_ts, ts, ts)
+        self.note_timestamps(ts, ts)
+
+    def note_timestamps(self, low: int, high: int) -> None:
+        """Widen the timestamp ranges with timestamps from ``low`` to ``high``."""
+        self.pane_ts = _widen(self.pane_ts, low, high)
+        self.all_ts = _widen(self.all_ts, low, high)
 
     def to_data(self) -> list[Any]:
         """Plain lists and dicts."""

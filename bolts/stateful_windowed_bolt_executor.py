@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -11,6 +11,7 @@ from bolts.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
 from bolts.base_windowed_bolt import BaseWindowedBolt
 from bolts.collector import EmitSink
 from bolts.errors import TupleError
+from bolts.task_input import TaskInput
 from bolts.tuples import Tuple
 from bolts.window_pages import WindowPages
 from bolts.window_state_codec import (
@@ -159,6 +160,16 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         else:
             super().execute(tup)
 
+    def execute_batch(self, batch: TaskInput) -> None:
+        """Process a batch as one by one: while recovering, each replayed tuple refills the window; the rest at once."""
+        tuples = batch.tuples()
+        done = 0
+        while self._recovery is not None and done < len(tuples):
+            self._replay(tuples[done], self._recovery)
+            done += 1
+        if done < len(tuples):
+            self._add_batch(tuples[done:] if done else tuples)
+
     def _replay(self, tup: Tuple, recovery: _Recovery) -> None:
         stream = (tup.source_component, tup.stream)
         msg_id = self._message_id(tup)
@@ -201,9 +212,10 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         self.finish_recovery()
         super().end_batch()
 
-    def _held(self, event: Event[Tuple]) -> None:
+    def _held(self, events: Sequence[Event[Tuple]]) -> None:
         if self._pages is None:  # paged windows write whole pages instead
-            self._added[event.seq] = event
+            for event in events:
+                self._added[event.seq] = event
 
     def on_expiry(self, events: list[Event[Tuple]]) -> None:
         """Expired tuples are deleted from the store at the next commit."""

@@ -15,6 +15,7 @@ from typing import Any
 from bolts.base_bolt import BaseBolt
 from bolts.collector import EmitSink, OutputCollector
 from bolts.context import TopologyContext
+from bolts.task_input import TaskInput
 from bolts.tuples import Fields, Tuple
 
 
@@ -40,6 +41,14 @@ class BoltTask(ABC):
     @abstractmethod
     def execute(self, tup: Tuple) -> None:
         """Deliver one input tuple."""
+
+    def execute_batch(self, batch: TaskInput) -> None:
+        """Deliver a micro-batch's tuples in order (before ``end_batch``); tasks that can work on columns override it.
+
+        The default executes each tuple, so it gives exactly what ``execute`` one by one gives.
+        """
+        for tup in batch.tuples():
+            self.execute(tup)
 
     def end_batch(self) -> None:  # noqa: B027 - most tasks do nothing at a batch boundary
         """The current micro-batch has been delivered in full."""

@@ -11,7 +11,7 @@ DEFAULT_STREAM = "default"
 class Fields(Sequence[str]):
     """An ordered list of distinct field names: ``Fields("key", "value")`` or ``Fields(["key", "value"])``."""
 
-    __slots__ = ("_index", "_names")
+    __slots__ = ("_index", "_names", "_positions")
 
     def __init__(self, *names: str | Iterable[str]) -> None:
         flat: list[str] = []
@@ -29,6 +29,9 @@ class Fields(Sequence[str]):
             dupes = sorted({n for n in self._names if self._names.count(n) > 1})
             msg = f"Fields: field names must be distinct; {', '.join(dupes)} appear more than once"
             raise ValueError(msg)
+        # What ``Tuple.__getitem__`` looks keys up in: every name, and every valid int index (negative ones too).
+        n = len(self._names)
+        self._positions: dict[str | int, int] = {**self._index, **{i: i for i in range(-n, n)}}
 
     def __getitem__(self, i: int) -> str:  # type: ignore[override]
         return self._names[i]
@@ -79,18 +82,41 @@ class Tuple:
         source_component: str = "",
         source_task: int = 0,
     ) -> None:
-        if len(values) != len(fields):
+        if not isinstance(fields, Fields):
+            fields = Fields(fields)
+        if len(values) != len(fields._names):
             msg = (
                 f"Tuple: {len(values)} values for {len(fields)} fields {fields.to_list()} "
                 f"on stream {stream!r}: {list(values)!r}"
             )
             raise ValueError(msg)
-        init = object.__setattr__
-        init(self, "values", tuple(values))
-        init(self, "fields", fields)
-        init(self, "stream", stream)
-        init(self, "source_component", source_component)
-        init(self, "source_task", source_task)
+        # Read-only: the slots are set through their descriptors (faster than object.__setattr__).
+        _set_values(self, tuple(values))
+        _set_fields(self, fields)
+        _set_stream(self, stream)
+        _set_source_component(self, source_component)
+        _set_source_task(self, source_task)
+
+    @classmethod
+    def many(
+        cls, rows: Iterable[tuple[Any, ...]], fields: Fields, stream: str, source_component: str, source_task: int,
+    ) -> list[Tuple]:
+        """Tuples of ``rows`` (Python tuples of ``len(fields)`` values each, as a columnar batch gives them).
+
+        Builds them without the per-tuple checks of the constructor: the caller
+        guarantees each row is a tuple of the right length.
+        """
+        new = object.__new__
+        out = []
+        for values in rows:
+            tup = new(cls)
+            _set_values(tup, values)
+            _set_fields(tup, fields)
+            _set_stream(tup, stream)
+            _set_source_component(tup, source_component)
+            _set_source_task(tup, source_task)
+            out.append(tup)
+        return out
 
     def __setattr__(self, name: str, value: Any) -> None:
         msg = f"Tuple is read-only; cannot set {name!r}"
@@ -101,13 +127,19 @@ class Tuple:
         return (Tuple, (self.values, self.fields, self.stream, self.source_component, self.source_task))
 
     def __getitem__(self, key: str | int) -> Any:
-        if isinstance(key, int):
-            return self.values[key]
-        return self.values[self.fields.index(key)]
+        # One dict lookup for a field name or an int index (the hot path of every windowed bolt).
+        try:
+            return self.values[self.fields._positions[key]]
+        except (KeyError, TypeError):
+            pass
+        if isinstance(key, int | slice):
+            return self.values[key]  # out of range: IndexError, as for a tuple
+        return self.values[self.fields.index(key)]  # KeyError naming the fields
 
     def get(self, field: str, default: Any = None) -> Any:
         """The value of ``field``, or ``default`` when the tuple has no such field."""
-        return self.values[self.fields.index(field)] if field in self.fields else default
+        i = self.fields._index.get(field)
+        return default if i is None else self.values[i]
 
     def get_value_by_field(self, field: str) -> Any:
         """Storm's ``getValueByField``."""
@@ -144,3 +176,10 @@ class Tuple:
     def __repr__(self) -> str:
         src = f"{self.source_component}:{self.stream}" if self.source_component else self.stream
         return f"Tuple({src}, {self.as_dict()!r})"
+
+
+_set_values = Tuple.__dict__["values"].__set__
+_set_fields = Tuple.__dict__["fields"].__set__
+_set_stream = Tuple.__dict__["stream"].__set__
+_set_source_component = Tuple.__dict__["source_component"].__set__
+_set_source_task = Tuple.__dict__["source_task"].__set__

@@ -8,16 +8,19 @@ the caller moves processing time with :meth:`advance_to`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from itertools import groupby
 from numbers import Integral
-from typing import Any
+from operator import attrgetter
+from typing import Any, cast
 
 from bolts.base_windowed_bolt import BaseWindowedBolt
 from bolts.collector import EmitSink, OutputCollector
 from bolts.context import TopologyContext
 from bolts.errors import TupleError
 from bolts.task import BoltTask
-from bolts.tuples import Tuple
+from bolts.task_input import TaskInput
+from bolts.tuples import Fields, Tuple
 from windowing import (
     Count,
     Duration,
@@ -37,6 +40,11 @@ log = logging.getLogger("squall.bolts")
 END_OF_TIME = 2**63 - 1
 
 WindowObserver = Callable[[TupleWindow[Tuple]], None]
+
+# A batch's timestamps, read up to the first tuple whose timestamp cannot be read, and that tuple's error.
+BatchTimestamps = tuple[list[int], Exception | None]
+
+_stream_of = attrgetter("source_component", "stream")
 
 
 def final_watermark(spec: WindowSpec, held: list[Event[Tuple]]) -> int | None:
@@ -67,6 +75,10 @@ class WindowedBoltExecutor(BoltTask):
     :meth:`end_batch`, through the same code as the timer, so the windows and late
     tuples of a run depend only on its batches, not on how fast they ran (the
     Spark executor turns it on).
+
+    :meth:`execute_batch` gives exactly what :meth:`execute` of each tuple in
+    turn gives, adding the batch at once where no window can fire within it
+    (everywhere but a processing-time count slide).
     """
 
     def __init__(
@@ -96,6 +108,8 @@ class WindowedBoltExecutor(BoltTask):
             WatermarkGenerator(self.input_streams, self.config.lag_ms) if self.config.event_time else None
         )
         self._extract = self._timestamp_reader()
+        self._read_batch = self._batch_timestamp_reader()
+        self._add_batch = self._batch_path()
         self.late_tuples = 0
         self.collector: OutputCollector | None = None
         # Told which tuples are done with (expired or late), as Storm acks them; the harness uses it
@@ -135,16 +149,65 @@ class WindowedBoltExecutor(BoltTask):
     def execute(self, tup: Tuple) -> None:
         """Add a tuple to the window, or route it as late."""
         if self.watermarks is None:
-            self._held(self.manager.add(tup, self.clock.now()))
+            self._held((self.manager.add(tup, self.clock.now()),))
             return
         ts = self._extract(tup)
         if self.watermarks.track((tup.source_component, tup.stream), ts):
-            self._held(self.manager.add(tup, ts))
+            self._held((self.manager.add(tup, ts),))
         else:
             self._late(tup, ts)
 
-    def _held(self, event: Event[Tuple]) -> None:
-        """A tuple was added to the window (stateful tasks record it)."""
+    def execute_batch(self, batch: TaskInput) -> None:
+        """Deliver a micro-batch's tuples: exactly what :meth:`execute` of each in turn gives.
+
+        In event time the watermark does not move within a batch, so each tuple's
+        lateness is judged against it, the watermark generator takes each stream's
+        largest timestamp, and the window's buffer merges the on-time tuples in at
+        once. In processing time every tuple gets the batch's time. A processing-time
+        count slide can fire on any tuple: its tuples are executed one by one (the
+        path is chosen when the task is built).
+        """
+        self._add_batch(batch.tuples())
+
+    def _batch_path(self) -> Callable[[list[Tuple]], None]:
+        if self.watermarks is not None:
+            return self._add_event_time_batch
+        if self.config.spec().fires_on_arrival:
+            return self._execute_each
+        return self._add_processing_time_batch
+
+    def _execute_each(self, tuples: list[Tuple]) -> None:
+        for tup in tuples:
+            self.execute(tup)
+
+    def _add_processing_time_batch(self, tuples: list[Tuple]) -> None:
+        self._held(self.manager.add_all(tuples, [self.clock.now()] * len(tuples)))
+
+    def _add_event_time_batch(self, tuples: list[Tuple]) -> None:
+        watermarks = cast(WatermarkGenerator, self.watermarks)  # this path is chosen in event time only
+        stamps, error = self._read_batch(tuples)
+        if error is not None:  # the tuples before the failing one are processed, as one by one
+            tuples = tuples[: len(stamps)]
+        start = 0
+        for stream, run in groupby(tuples, _stream_of):
+            end = start + len(list(run))
+            watermarks.track_max(stream, max(stamps[start:end]))
+            start = end
+        watermark = watermarks.watermark
+        if stamps and min(stamps) < watermark:
+            late = [(tup, ts) for tup, ts in zip(tuples, stamps, strict=True) if ts < watermark]
+            tuples = [tup for tup, ts in zip(tuples, stamps, strict=True) if ts >= watermark]
+            stamps = [ts for ts in stamps if ts >= watermark]
+        else:
+            late = []
+        self._held(self.manager.add_all(tuples, stamps))
+        for tup, ts in late:
+            self._late(tup, ts)
+        if error is not None:
+            raise error
+
+    def _held(self, events: Sequence[Event[Tuple]]) -> None:
+        """Tuples were added to the window, in arrival order (stateful tasks record them)."""
 
     def _late(self, tup: Tuple, ts: int) -> None:
         self.late_tuples += 1
@@ -259,6 +322,44 @@ class WindowedBoltExecutor(BoltTask):
         if extractor is not None:
             return lambda tup: _as_millis("with_timestamp_extractor", "the extractor's result", extractor(tup), tup)
         return lambda tup: self.clock.now()
+
+
+    def _batch_timestamp_reader(self) -> Callable[[list[Tuple]], BatchTimestamps]:
+        """Reads a batch's timestamps (event time): the errors are :meth:`_timestamp_reader`'s, at the same tuple."""
+        read_one = self._extract
+        field = self.config.timestamp_field
+
+        def read_each(tuples: list[Tuple]) -> BatchTimestamps:
+            stamps: list[int] = []
+            for tup in tuples:
+                try:
+                    stamps.append(read_one(tup))
+                except Exception as error:  # the extractor's own errors too: raised once the tuples before it are in
+                    return stamps, error
+            return stamps, None
+
+        if field is None:
+            return read_each
+
+        def read_column(tuples: list[Tuple]) -> BatchTimestamps:
+            stamps: list[int] = []
+            append = stamps.append
+            fields: Fields | None = None
+            index = -1
+            for tup in tuples:
+                if tup.fields is not fields:
+                    fields = tup.fields
+                    index = fields.index(field) if field in fields else -1
+                value = tup.values[index] if index >= 0 else None
+                if type(value) is not int:
+                    try:
+                        value = read_one(tup)  # an Integral converted, else read_field's TupleError
+                    except TupleError as error:
+                        return stamps, error
+                append(value)
+            return stamps, None
+
+        return read_column
 
 
 def _as_millis(method: str, what: str, value: Any, tup: Tuple) -> int:

@@ -11,6 +11,16 @@ returns a value that shares nothing with ``acc``: panes already emitted, and
 the last one kept for its retraction, must not change. The bolt never gives
 one accumulator to two windows.
 
+An aggregator may also have ``add_column(acc, rows) -> acc``, where ``rows``
+is a ``pyarrow.Table`` of tuples (one column per field) in arrival order: it
+must return what ``add`` of each row in order returns. A
+``WindowedAggregateBolt`` then adds each window's rows of a batch at once
+(fixed, sliding and global windows; see docs/performance.md). The ready
+aggregators have it: on integer and string columns they use Arrow compute
+where the result is provably the same (integer sums that cannot overflow, into
+an int accumulator), and fold the Python values otherwise, so float sums are
+added in the same order as ``add`` would.
+
 As PySpark's aggregate functions skip nulls, the field aggregators skip a
 tuple whose value is ``None`` (``count()`` counts every tuple, as
 ``count("*")``). Empty windows (possible only in an ON_TIME pane of a
@@ -63,6 +73,43 @@ class _FieldAggregator:
     def input_fields(self) -> tuple[str, ...]:
         return (self.field,)
 
+    def _column(self, rows: Any) -> Any:
+        column = rows.column(self.field)
+        return column.combine_chunks() if hasattr(column, "combine_chunks") else column
+
+
+_INT64_BOUND = 2**62
+
+
+def _int_sum(column: Any) -> int | None:
+    """The sum of an integer column's non-null values when Arrow adds it exactly (no int64 overflow), else None."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pa.types.is_integer(column.type):
+        return None
+    bounds = pc.min_max(column)
+    low, high = bounds["min"].as_py(), bounds["max"].as_py()
+    if low is None:
+        return 0  # only nulls
+    if len(column) * builtins.max(abs(low), abs(high)) >= _INT64_BOUND:
+        return None
+    return int(pc.sum(column).as_py() or 0)
+
+
+def _values(column: Any) -> list[Any]:
+    """The non-null values, in order."""
+    return [v for v in column.to_pylist() if v is not None]
+
+
+def _add_values(acc: Any, column: Any) -> Any:
+    """``acc`` plus every non-null value, as ``acc + v`` left to right would give."""
+    if type(acc) is int:
+        total = _int_sum(column)
+        if total is not None:
+            return acc + total
+    return builtins.sum(_values(column), acc)
+
 
 @dataclass(frozen=True)
 class Count:
@@ -77,6 +124,10 @@ class Count:
     def add(self, acc: int, tup: Any) -> int:
         """One more."""
         return acc + 1
+
+    def add_column(self, acc: int, rows: Any) -> int:
+        """As many more as rows."""
+        return acc + rows.num_rows
 
     def retract(self, acc: int, tup: Any) -> int:
         """One fewer."""
@@ -103,6 +154,10 @@ class Sum(_FieldAggregator):
         """Add the value (None is skipped)."""
         value = tup[self.field]
         return acc if value is None else acc + value
+
+    def add_column(self, acc: Any, rows: Any) -> Any:
+        """Add the values (None is skipped)."""
+        return _add_values(acc, self._column(rows))
 
     def retract(self, acc: Any, tup: Any) -> Any:
         """Subtract the value (None is skipped)."""
@@ -132,6 +187,22 @@ class _Extreme(_FieldAggregator):
         if value is None:
             return acc
         return value if acc is None else self.pick([acc, value])
+
+    def add_column(self, acc: Any, rows: Any) -> Any:
+        """Keep the extreme of ``acc`` and the values (None is skipped)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        column = self._column(rows)
+        if pa.types.is_integer(column.type) or pa.types.is_string(column.type):
+            bounds = pc.min_max(column)  # a total order: the same extreme as a fold
+            value = bounds["min" if self.pick is builtins.min else "max"].as_py()
+            candidates = [] if value is None else [value]
+        else:
+            candidates = _values(column)
+        for value in candidates:
+            acc = value if acc is None else self.pick([acc, value])
+        return acc
 
     def merge(self, accs: list[Any]) -> Any:
         """The extreme of the accumulators."""
@@ -170,6 +241,12 @@ class Mean(_FieldAggregator):
         value = tup[self.field]
         return acc if value is None else [acc[0] + value, acc[1] + 1]
 
+    def add_column(self, acc: list[Any], rows: Any) -> list[Any]:
+        """Add the values (None is skipped)."""
+        column = self._column(rows)
+        present = len(column) - column.null_count
+        return acc if not present else [_add_values(acc[0], column), acc[1] + present]
+
     def retract(self, acc: list[Any], tup: Any) -> list[Any]:
         """Remove the value (None is skipped)."""
         value = tup[self.field]
@@ -197,6 +274,11 @@ class Collect(_FieldAggregator):
         value = tup[self.field]
         if value is not None:
             acc.append(value)
+        return acc
+
+    def add_column(self, acc: list[Any], rows: Any) -> list[Any]:
+        """Append the values, in place."""
+        acc.extend(_values(self._column(rows)))
         return acc
 
     def retract(self, acc: list[Any], tup: Any) -> list[Any]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from collections.abc import Callable
+from operator import attrgetter
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -26,11 +28,12 @@ class Event(Generic[T]):
         return f"Event(ts={self.ts}, seq={self.seq}, value={self.value!r})"
 
 
-def ts_seq_key(event: Event[object]) -> tuple[int, int]:
-    """Order events by timestamp, ties by arrival."""
-    return (event.ts, event.seq)
+# The buffers' sort keys, as C-level getters: a window's buffer calls its key for every comparison.
+ts_seq_key: Callable[[Event[Any]], tuple[int, int]] = attrgetter("ts", "seq")
+"""Order events by timestamp, ties by arrival: ``(event.ts, event.seq)``."""
 
+seq_key: Callable[[Event[Any]], int] = attrgetter("seq")
+"""Order events by arrival: ``event.seq``."""
 
-def seq_key(event: Event[object]) -> int:
-    """Order events by arrival."""
-    return event.seq
+ts_key: Callable[[Event[Any]], int] = attrgetter("ts")
+"""An event's timestamp."""

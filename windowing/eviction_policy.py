@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from windowing.event import Event
+from windowing.event import Event, seq_key
 from windowing.eviction_context import EvictionContext
 from windowing.membership import Membership
 
@@ -43,19 +43,15 @@ class WindowScan:
         """The window's events in arrival order (a new list)."""
         events = self.source[self.lo : self.hi]
         if not self.arrival_ordered:
-            events.sort(key=_seq)
+            events.sort(key=seq_key)
         return events
-
-
-def _seq(event: Event[Any]) -> int:
-    return event.seq
 
 
 class EvictionPolicy(ABC):
     """Decides which held events expire and which form the window at a trigger.
 
     The policy owns the held events. ``add`` stores one (and may expire old ones at
-    once, for count windows); ``scan`` evaluates the window for the current
+    once, for count windows), ``add_all`` a batch of them; ``scan`` evaluates the window for the current
     context, moving expired events to :attr:`expired`, which the window manager
     empties at every trigger.
     """
@@ -67,6 +63,11 @@ class EvictionPolicy(ABC):
     @abstractmethod
     def add(self, event: Event[Any]) -> None:
         """Hold a new event."""
+
+    def add_all(self, events: list[Event[Any]]) -> None:
+        """Hold new events, given in arrival order, as :meth:`add` one by one would."""
+        for event in events:
+            self.add(event)
 
     def set_context(self, context: EvictionContext) -> None:
         """Set the reference point of the next :meth:`scan`."""
@@ -118,9 +119,9 @@ class EvictionPolicy(ABC):
         context = state["context"]
         self.context = None if context is None else EvictionContext(*context)
         self._restore_own_state(state)
-        for event in sorted(held, key=_seq):
+        for event in sorted(held, key=seq_key):
             self._hold(event)
-        self.expired = sorted(expired, key=_seq)
+        self.expired = sorted(expired, key=seq_key)
 
     @abstractmethod
     def _own_state(self) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from windowing.event import Event
+from windowing.event import Event, ts_key
 
 
 class Pager(Protocol):
@@ -87,6 +87,15 @@ class PagedEventBuffer:
         insort_right(page.events, event, key=self._key)  # type: ignore[arg-type]
         self._refresh(page)
 
+    def insert_all(self, events: list[Event[Any]], by: Callable[[Event[Any]], Any] | None = None) -> None:
+        """Add ``events`` one by one, in the order given (``by`` is not needed).
+
+        Not merged at once: which pages are split, filled and made resident is
+        committed state, and must be what inserting the events one by one gives.
+        """
+        for event in events:
+            self.insert(event)
+
     def first_key(self) -> Any:
         """The smallest key held, or None (read from the page table, no loading)."""
         return self.pages[0].first if self.pages else None
@@ -133,7 +142,7 @@ class PagedEventBuffer:
                 continue
             if page.first[0] > ts:
                 return offset
-            return offset + bisect_right(self._read(page), ts, key=_ts)
+            return offset + bisect_right(self._read(page), ts, key=ts_key)
         return offset
 
     # Paging ---------------------------------------------------------------------------------------
@@ -239,6 +248,3 @@ class _PagedView:
             offset = end
         return out
 
-
-def _ts(event: Event[Any]) -> int:
-    return event.ts

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from windowing.event import Event, seq_key, ts_seq_key
+from windowing.event import Event, seq_key, ts_key, ts_seq_key
 from windowing.event_buffer import BufferFactory, EventBuffer
 from windowing.eviction_context import EvictionContext
 from windowing.eviction_policy import EvictionPolicy, WindowScan, sliding_count_timestamps
@@ -36,6 +36,13 @@ class TimeEvictionPolicy(EvictionPolicy):
         """Hold ``event`` in timestamp order."""
         self._buffer.insert(event)
         self._next_seq = max(self._next_seq, event.seq + 1)
+
+    def add_all(self, events: list[Event[Any]]) -> None:
+        """Hold ``events`` (in arrival order) in timestamp order, merged into the buffer at once."""
+        if events:
+            # Arrival numbers only grow: a stable sort by timestamp is the (ts, seq) order.
+            self._buffer.insert_all(events, by=ts_key)
+            self._next_seq = max(self._next_seq, events[-1].seq + 1)
 
     def set_context(self, context: EvictionContext) -> None:
         """Set the reference time, updating the drift correction like Storm."""

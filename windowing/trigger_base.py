@@ -17,6 +17,17 @@ class Trigger(ABC):
     def on_element(self, ctx: TriggerContext) -> None:  # noqa: B027 - most triggers ignore elements
         """A tuple was added to the window."""
 
+    def on_elements(self, ctx: TriggerContext, count: int) -> None:
+        """``count`` tuples were added at once (a columnar batch): the same as ``count`` calls of :meth:`on_element`.
+
+        Triggers are consulted only between batches, so the calls see one
+        state; triggers that count override this to add ``count`` at once.
+        """
+        if type(self).on_element is Trigger.on_element:
+            return  # the trigger ignores elements
+        for _ in range(count):
+            self.on_element(ctx)
+
     @abstractmethod
     def should_fire(self, ctx: TriggerContext) -> bool:
         """Whether the window should emit a pane now."""

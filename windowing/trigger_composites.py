@@ -36,6 +36,10 @@ class Repeatedly(Trigger):
         """Pass the tuple on."""
         self.trigger.on_element(ctx.child(0))
 
+    def on_elements(self, ctx: TriggerContext, count: int) -> None:
+        """Pass the tuples on."""
+        self.trigger.on_elements(ctx.child(0), count)
+
     def should_fire(self, ctx: TriggerContext) -> bool:
         """As the child says."""
         return self.trigger.should_fire(ctx.child(0))
@@ -70,8 +74,12 @@ class AfterEach(Trigger):
 
     def on_element(self, ctx: TriggerContext) -> None:
         """Pass the tuple to the current trigger."""
+        self.on_elements(ctx, 1)
+
+    def on_elements(self, ctx: TriggerContext, count: int) -> None:
+        """Pass the tuples to the current trigger."""
         i = self._current(ctx)
-        self.triggers[i].on_element(ctx.child(i))
+        self.triggers[i].on_elements(ctx.child(i), count)
 
     def should_fire(self, ctx: TriggerContext) -> bool:
         """As the current trigger says."""
@@ -110,9 +118,13 @@ class _Parallel(Trigger):
 
     def on_element(self, ctx: TriggerContext) -> None:
         """Pass the tuple to every unfinished child."""
+        self.on_elements(ctx, 1)
+
+    def on_elements(self, ctx: TriggerContext, count: int) -> None:
+        """Pass the tuples to every unfinished child."""
         for i, t in enumerate(self.triggers):
             if not ctx.child(i).finished:
-                t.on_element(ctx.child(i))
+                t.on_elements(ctx.child(i), count)
 
     def should_fire(self, ctx: TriggerContext) -> bool:
         """Combine the children's answers (a finished child answers ``finished_child_fires``)."""
@@ -166,8 +178,12 @@ class OrFinally(Trigger):
 
     def on_element(self, ctx: TriggerContext) -> None:
         """Both children see the tuple."""
-        self.trigger.on_element(ctx.child(0))
-        self.until.on_element(ctx.child(1))
+        self.on_elements(ctx, 1)
+
+    def on_elements(self, ctx: TriggerContext, count: int) -> None:
+        """Both children see the tuples."""
+        self.trigger.on_elements(ctx.child(0), count)
+        self.until.on_elements(ctx.child(1), count)
 
     def should_fire(self, ctx: TriggerContext) -> bool:
         """When either child would fire."""

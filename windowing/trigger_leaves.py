@@ -59,6 +59,10 @@ class AfterCount(Trigger):
         """Count the tuple."""
         ctx.set("count", ctx.get("count", 0) + 1)
 
+    def on_elements(self, ctx: TriggerContext, count: int) -> None:
+        """Count the tuples."""
+        ctx.set("count", ctx.get("count", 0) + count)
+
     def should_fire(self, ctx: TriggerContext) -> bool:
         """Whether ``n`` tuples have arrived."""
         return bool(ctx.get("count", 0) >= self.n)
@@ -97,6 +101,11 @@ class AfterProcessingTime(Trigger):
         if ctx.get("deadline") is None:
             ctx.set("deadline", ctx.now + self.delay_ms)
             ctx.set_timer(ctx.now + self.delay_ms)
+
+    def on_elements(self, ctx: TriggerContext, count: int) -> None:
+        """Only the first tuple matters."""
+        if count:
+            self.on_element(ctx)
 
     def should_fire(self, ctx: TriggerContext) -> bool:
         """Whether the delay has passed."""
@@ -147,11 +156,15 @@ class AfterWatermark(Trigger):
 
     def on_element(self, ctx: TriggerContext) -> None:
         """Pass the tuple to the phase's child."""
+        self.on_elements(ctx, 1)
+
+    def on_elements(self, ctx: TriggerContext, count: int) -> None:
+        """Pass the tuples to the phase's child."""
         if not ctx.get(ON_TIME_FIRED, False):
             if self._early is not None:
-                self._early.on_element(ctx.child(0))
+                self._early.on_elements(ctx.child(0), count)
         elif self._late is not None:
-            self._late.on_element(ctx.child(1))
+            self._late.on_elements(ctx.child(1), count)
 
     def should_fire(self, ctx: TriggerContext) -> bool:
         """On time when the watermark passed the end; otherwise as the phase's child says."""

@@ -34,6 +34,15 @@ class WatermarkGenerator:
             self.latest[stream] = ts
         return ts >= self.watermark
 
+    def track_max(self, stream: Hashable, ts: int) -> None:
+        """Record the largest timestamp of a batch's tuples on ``stream``, as :meth:`track` of each would.
+
+        Lateness is judged apart: the watermark does not move while a batch's tuples are tracked.
+        """
+        current = self.latest.get(stream)
+        if current is None or ts > current:
+            self.latest[stream] = ts
+
     def compute(self) -> int | None:
         """The new watermark if it moved forward, else None."""
         if not self.input_streams.issubset(self.latest):

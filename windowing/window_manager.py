@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 from windowing.event import Event
@@ -55,6 +56,23 @@ class WindowManager(Generic[T]):
         self.eviction.add(event)
         self.trigger.track(event)
         return event
+
+    def add_all(self, values: Sequence[T], stamps: Sequence[int]) -> list[Event[T]]:
+        """Add tuples given in arrival order with their timestamps, at once; return their events.
+
+        The events and the held state are those of :meth:`add` one by one, but the
+        trigger does not see the tuples: use it only when the trigger never fires
+        on a tuple (every trigger but the processing-time count trigger, see
+        :attr:`windowing.WindowSpec.fires_on_arrival`).
+        """
+        if len(values) != len(stamps):
+            msg = f"WindowManager.add_all: {len(values)} values but {len(stamps)} timestamps"
+            raise ValueError(msg)
+        first = self._next_seq
+        self._next_seq = first + len(values)
+        events = list(map(Event, values, stamps, range(first, self._next_seq)))
+        self.eviction.add_all(events)
+        return events
 
     def add_watermark(self, ts: int) -> None:
         """Pass a watermark to the trigger; every window it completes fires."""

@@ -36,6 +36,15 @@ class WindowSpec:
     slide: Count | Duration
     event_time: bool
 
+    @property
+    def fires_on_arrival(self) -> bool:
+        """Whether a window can fire as a tuple arrives (a count slide in processing time).
+
+        Every other trigger waits for processing time or a watermark, neither of
+        which moves while a batch's tuples are added, so a batch can be added at once.
+        """
+        return isinstance(self.slide, Count) and not self.event_time
+
     def build(
         self, listener: WindowLifecycleListener[T], clock: ManualClock, buffer_factory: BufferFactory = EventBuffer
     ) -> WindowManager[T]:

@@ -19,6 +19,15 @@ def test_tuple_access():
         t["z"]
 
 
+def test_tuple_index_by_position_as_a_python_tuple():
+    t = Tuple([1, "x"], Fields("n", "s"))
+    assert (t[0], t[-1], t[-2], t[True], t[0:1]) == (1, "x", 1, "x", (1,))
+    for i in (2, -3):
+        with pytest.raises(IndexError):
+            t[i]
+    assert t.get(0, "default") == "default"  # get takes field names only
+
+
 def test_fields_refuse_duplicates_and_bad_names():
     assert Fields(["a", "b"]) == Fields("a", "b")
     with pytest.raises(ValueError, match="a appear more than once"):

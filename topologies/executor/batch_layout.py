@@ -9,8 +9,7 @@ while the input is idle, so processing time moves; its rows never reach a bolt.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from topologies.topology import Topology
 
@@ -50,17 +49,20 @@ class BatchLayout:
             combined = combined.unionByName(df, allowMissingColumns=True)
         return combined
 
-    def decode(self, table: pa.Table) -> dict[str, list[Sequence[Any]]]:
-        """The rows of each spout in ``table``, in table order; heartbeat rows are dropped."""
+    def decode(self, table: pa.Table) -> dict[str, pa.Table]:
+        """Each spout's rows in ``table`` as a table of its own (one column per field, named as the field).
+
+        Rows keep their order; heartbeat rows are dropped, and a spout with no rows is left out.
+        """
         import pyarrow.compute as pc
 
-        rows: dict[str, list[Sequence[Any]]] = {}
+        tables: dict[str, pa.Table] = {}
         if table.num_rows == 0:
-            return rows
+            return tables
         spout_col = table.column(SPOUT_COLUMN)
         for i, sid in enumerate(self.spouts):
             part = table.filter(pc.equal(spout_col, i))
             if part.num_rows:
-                columns = [part.column(self.column(i, j)).to_pylist() for j in range(len(self.fields[sid]))]
-                rows[sid] = list(zip(*columns, strict=True))
-        return rows
+                columns = [self.column(i, j) for j in range(len(self.fields[sid]))]
+                tables[sid] = part.select(columns).rename_columns(list(self.fields[sid]))
+        return tables

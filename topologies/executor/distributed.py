@@ -26,14 +26,14 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from bolts import Tuple
+from bolts.task_input import TaskInput
 from topologies.executor.batch_layout import BatchLayout
 from topologies.executor.batch_log import BatchClock, OutputLog
 from topologies.executor.driver import BatchStats
-from topologies.executor.runtime import SPOUT_TASK, Output, Router
+from topologies.executor.runtime import Output, Router, SpoutData, route_spouts
 from topologies.executor.stored import RouterCounters
 from topologies.executor.tasks import lowest_watermark
-from topologies.executor.wire import decode_values, encode_tuple
+from topologies.executor.wire import decode_values, encode_input
 from topologies.executor.worker import StageSpec, run_partition
 from topologies.topology import Topology
 
@@ -53,9 +53,9 @@ class StageResult:
     late: int
 
 
-def run_stage(spark: SparkSession, spec: StageSpec, queues: Sequence[Sequence[Tuple]]) -> StageResult:
+def run_stage(spark: SparkSession, spec: StageSpec, queues: Sequence[TaskInput]) -> StageResult:
     """Run one bolt's tasks on executors (one Spark job, task ``i`` in partition ``i``) and collect their answers."""
-    inputs = [[encode_tuple(tup) for tup in queue] for queue in queues]
+    inputs = [encode_input(queue) for queue in queues]
     # As many elements as slices: parallelize puts element i alone in partition i, so the tasks run
     # in parallel (hash-repartitioning task numbers can put two in one partition) and no shuffle runs.
     rdd = spark.sparkContext.parallelize(inputs, len(inputs))
@@ -115,7 +115,7 @@ class DistributedExecutor:
             self.error = err
             raise
 
-    def run(self, batch_id: int, spout_rows: Mapping[str, Sequence[Sequence[Any]]]) -> None:
+    def run(self, batch_id: int, spout_rows: Mapping[str, SpoutData]) -> None:
         """Run batch ``batch_id`` (again, after a failure or in a new process) on ``spout_rows``."""
         with self._lock:
             now = self.clock.time_of(batch_id, self.stats.last_time_ms)
@@ -131,16 +131,13 @@ class DistributedExecutor:
             self.stats.last_batch_id, self.stats.last_time_ms = batch_id, now
             self.stats.rows_per_batch[batch_id] = rows
 
-    def _run_stages(self, batch_id: int | None, spout_rows: Mapping[str, Sequence[Sequence[Any]]],
+    def _run_stages(self, batch_id: int | None, spout_rows: Mapping[str, SpoutData],
                     now: int | None) -> list[Output]:
         router = Router(self.topology)
         # The shutdown flush (no batch id) routes on from where the last batch's shuffles ended, as driver mode does.
         start = self.counters_store.start_of(batch_id) if batch_id is not None else self.counters_store.at_end()
         router.counters = dict(start)
-        for sid, rows in spout_rows.items():
-            stream = self.topology.spouts[sid].spout.stream
-            for row in rows:
-                router.route(sid, SPOUT_TASK, stream, row)
+        route_spouts(router, self.topology, spout_rows)
         for bid in self.topology.order:
             spec = self._spec(bid, batch_id, now)
             result = run_stage(self.spark, spec, [router.take(bid, i) for i in range(spec.parallelism)])

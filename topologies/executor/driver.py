@@ -15,13 +15,13 @@ state nothing is lost; with ``memory://`` a new process starts empty.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from topologies.executor.batch_layout import BatchLayout
 from topologies.executor.batch_log import BatchClock, OutputLog
-from topologies.executor.runtime import TopologyRuntime
+from topologies.executor.runtime import SpoutData, TopologyRuntime
 from topologies.executor.stored import BackendStores, RouterCounters
 from topologies.topology import Topology
 
@@ -83,7 +83,7 @@ class DriverExecutor:
             self.error = err
             raise
 
-    def run(self, batch_id: int, spout_rows: Mapping[str, Sequence[Sequence[Any]]]) -> None:
+    def run(self, batch_id: int, spout_rows: Mapping[str, SpoutData]) -> None:
         """Run batch ``batch_id`` (again, if it is the last one run) on ``spout_rows``."""
         with self._lock:
             now = self.clock.time_of(batch_id, self.stats.last_time_ms)

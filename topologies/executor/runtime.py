@@ -11,13 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bolts import BoltTask, Tuple
+from bolts import BoltTask
+from bolts.task_input import TaskInput
 from topologies.executor.stored import BackendStores, TaskStore, resume, run_stored
 from topologies.executor.tasks import BuiltTask, build_task, lowest_watermark, run_task, takes_watermarks
 from topologies.executor.wire import Emission
 from topologies.topology import Topology
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 SPOUT_TASK = 0  # in driver mode one spout task reads all of a spout's rows
 
@@ -33,38 +37,57 @@ class Output:
 
 
 class Router:
-    """Groups emitted tuples: appends each to the input queue of every task its groupings choose.
+    """Groups emitted tuples: appends each to the input of every task its groupings choose.
 
-    Emissions on a stream nobody subscribes to become :class:`Output` records.
-    Shuffle counters are part of the router's state, so routing is deterministic.
+    A task's input is a :class:`bolts.TaskInput`: a spout's Arrow batch is cut
+    into per-task tables with the groupings computed on columns
+    (:meth:`Grouping.split`), and what bolts emit is appended as rows; no
+    ``Tuple`` is built here. Emissions on a stream nobody subscribes to become
+    :class:`Output` records. Shuffle counters are part of the router's state,
+    so routing is deterministic.
     """
 
     def __init__(self, topology: Topology) -> None:
         self.topology = topology
-        self.queues: dict[str, list[list[Tuple]]] = {
-            b: [[] for _ in range(spec.parallelism)] for b, spec in topology.bolts.items()
+        self.queues: dict[str, list[TaskInput]] = {
+            b: [TaskInput() for _ in range(spec.parallelism)] for b, spec in topology.bolts.items()
         }
         self.counters: dict[tuple[str, int, str, str], int] = {}
         self.outputs: list[Output] = []
 
     def route(self, component: str, task: int, stream: str, values: Sequence[Any]) -> None:
-        """Deliver one emitted tuple to its subscribers' queues, or record it as an output."""
+        """Deliver one emitted tuple to its subscribers' inputs, or record it as an output."""
         subscribers = self.topology.subscribers.get((component, stream))
         if not subscribers:
             self.outputs.append(Output(component, task, stream, list(values)))
             return
         fields = self.topology.streams[component][stream]
-        tup = Tuple(values, fields, stream, component, task)
         for bolt, grouping in subscribers:
             key = (component, task, stream, bolt)
             counter = self.counters.get(key, 0)
             self.counters[key] = counter + 1
-            for target in grouping.targets(tup.values, fields, self.topology.bolts[bolt].parallelism, counter):
-                self.queues[bolt][target].append(tup)
+            queues = self.queues[bolt]
+            for target in grouping.targets(values, fields, len(queues), counter):
+                queues[target].append_row(component, task, stream, fields, values)
 
-    def take(self, bolt: str, task: int) -> list[Tuple]:
-        """The tuples queued for ``task`` of ``bolt``, emptying its queue."""
-        queued, self.queues[bolt][task] = self.queues[bolt][task], []
+    def route_table(self, component: str, task: int, stream: str, table: pa.Table) -> None:
+        """Deliver a table of tuples (columns named as the stream's fields), as :meth:`route` row by row would."""
+        subscribers = self.topology.subscribers.get((component, stream))
+        fields = self.topology.streams[component][stream]
+        if not subscribers:
+            for values in zip(*(table.column(f).to_pylist() for f in fields), strict=True):
+                self.outputs.append(Output(component, task, stream, list(values)))
+            return
+        for bolt, grouping in subscribers:
+            key = (component, task, stream, bolt)
+            counter = self.counters.get(key, 0)
+            self.counters[key] = counter + table.num_rows
+            for target, part in enumerate(grouping.split(table, fields, len(self.queues[bolt]), counter)):
+                self.queues[bolt][target].append_table(component, task, stream, fields, part)
+
+    def take(self, bolt: str, task: int) -> TaskInput:
+        """The input queued for ``task`` of ``bolt``, emptying its queue."""
+        queued, self.queues[bolt][task] = self.queues[bolt][task], TaskInput()
         return queued
 
     def take_outputs(self) -> list[Output]:
@@ -73,7 +96,23 @@ class Router:
         return outputs
 
 
-__all__ = ["Output", "Router", "TaskSlot", "TopologyRuntime", "run_task", "takes_watermarks"]
+SpoutData = Sequence[Sequence[Any]] | Any  # a spout's rows, or a pyarrow.Table with a column per field
+
+
+def route_spouts(router: Router, topology: Topology, spout_rows: Mapping[str, SpoutData]) -> None:
+    """Each spout's rows (or Arrow table) become tuples on its stream, in order, routed by ``router``."""
+    for sid, data in spout_rows.items():
+        stream = topology.spouts[sid].spout.stream
+        if hasattr(data, "num_rows"):
+            router.route_table(sid, SPOUT_TASK, stream, data)
+        else:
+            for row in data:
+                router.route(sid, SPOUT_TASK, stream, row)
+
+
+__all__ = [
+    "Output", "Router", "SpoutData", "TaskSlot", "TopologyRuntime", "route_spouts", "run_task", "takes_watermarks",
+]
 
 StoreFactory = Callable[[str, int], TaskStore]
 
@@ -143,20 +182,17 @@ class TopologyRuntime:
             for slot in slots:
                 self.tasks[bid][slot.index] = self._slot(bid, slot.index)
 
-    def run_batch(self, batch_id: int, spout_rows: Mapping[str, Sequence[Sequence[Any]]], now_ms: int) -> list[Output]:
+    def run_batch(self, batch_id: int, spout_rows: Mapping[str, SpoutData], now_ms: int) -> list[Output]:
         """Move one batch through the bolts at processing time ``now_ms``; returns the outputs, in emission order.
 
-        Each spout's rows become tuples on its stream, in row order; then each bolt,
+        Each spout's rows (or Arrow table) become tuples on its stream, in row order; then each bolt,
         upstream first, runs every task (in task order) on the tuples routed to it,
         and routes what the task emitted. A stored task commits with ``batch_id``
         right after it ran; one whose store holds ``batch_id`` already re-sends
         its committed emissions instead of running.
         """
         self._fired_before = self.windows_fired
-        for sid, rows in spout_rows.items():
-            stream = self.topology.spouts[sid].spout.stream
-            for row in rows:
-                self.router.route(sid, SPOUT_TASK, stream, row)
+        route_spouts(self.router, self.topology, spout_rows)
         for bid in self.topology.order:
             watermark = self.upstream_watermark(bid)
             for slot in self.tasks[bid]:

@@ -14,11 +14,12 @@ namespace ``<topology>/__router`` with the same batch-id rule.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from bolts import BoltTask, PlainBoltTask, Tuple
+from bolts import BoltTask, PlainBoltTask
 from bolts.instance_fields import FIELD_PREFIX
+from bolts.task_input import TaskInput
 from bolts.value_codec import pack_value, unpack_value
 from state_backends import Namespace, StateBackend, decode, encode
 from state_backends.base import check_namespace
@@ -128,7 +129,7 @@ def resume(built: BuiltTask, store: TaskStore) -> None:
 
 
 def run_stored(
-    built: BuiltTask, store: TaskStore, batch_id: int, tuples: Sequence[Tuple], now_ms: int | None,
+    built: BuiltTask, store: TaskStore, batch_id: int, batch: TaskInput, now_ms: int | None,
     watermark: int | None,
 ) -> tuple[list[Emission], bool]:
     """Run a stored task on batch ``batch_id`` and commit it; returns its emissions and whether it is current.
@@ -146,7 +147,7 @@ def run_stored(
         return store.committed_outputs(), True
     task, emitted = built.task, built.sink.items
     emitted.clear()
-    run_task(task, tuples, now_ms, watermark)
+    run_task(task, batch, now_ms, watermark)
     out = list(emitted)
     emitted.clear()
     try:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bolts import BaseBolt, BoltTask, Tuple, make_task
+from bolts import BaseBolt, BoltTask, make_task
 from bolts.instance_fields import InstanceFields
+from bolts.task_input import TaskInput
 from topologies.executor.wire import Emission
 
 
@@ -65,12 +66,12 @@ def takes_watermarks(task: BoltTask) -> bool:
     return task.accepts_watermarks
 
 
-def run_task(task: BoltTask, tuples: Sequence[Tuple], now_ms: int | None, watermark: int | None) -> None:
+def run_task(task: BoltTask, batch: TaskInput, now_ms: int | None, watermark: int | None) -> None:
     """Run one task on one batch: move time to ``now_ms``, execute the tuples, end the batch, take the watermark."""
     if now_ms is not None:
         task.advance_to(now_ms)
-    for tup in tuples:
-        task.execute(tup)
+    if len(batch):
+        task.execute_batch(batch)
     task.end_batch()
     if watermark is not None and takes_watermarks(task):
         task.advance_watermark(watermark)

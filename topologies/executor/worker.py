@@ -1,7 +1,7 @@
 """What runs in Spark's Python workers in distributed mode: one stage (one bolt) of one batch, one task per partition.
 
 Partition ``i`` of a stage holds one element: the input of task ``i``, its
-tuples in batch order, each encoded by :func:`wire.encode_tuple` (an empty list
+tuples in batch order, encoded by :func:`wire.encode_input` (an empty input
 still runs the task, so it moves its time and watermark). The worker executes
 them and answers with one row ``(task, seq, stream, payload, None, None, None)``
 per emitted tuple (``seq`` 0, 1, ...; payload: :func:`wire.encode_values`) and
@@ -26,11 +26,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from bolts import BaseBolt, Tuple
+from bolts import BaseBolt
+from bolts.task_input import TaskInput
 from state_backends import StateBackend, open_backend
 from topologies.executor.stored import TaskStore, namespace_name, resume, run_stored
 from topologies.executor.tasks import BuiltTask, build_task, run_task
-from topologies.executor.wire import Emission, decode_tuple, encode_values
+from topologies.executor.wire import Emission, decode_input, encode_values
 
 OutputRow = tuple[int, int, str | None, bytes | None, int | None, int | None, int | None]
 
@@ -94,19 +95,19 @@ def _backend(url: str) -> StateBackend:
     return backend
 
 
-def run_partition(spec: StageSpec, index: int, partition: Iterable[list[bytes]]) -> Iterator[OutputRow]:
+def run_partition(spec: StageSpec, index: int, partition: Iterable[bytes]) -> Iterator[OutputRow]:
     """The ``mapPartitionsWithIndex`` function: run task ``index`` on the one input list of its partition."""
     inputs = list(partition)
     if len(inputs) != 1:
         msg = f"stage {spec.component!r}: partition {index} holds {len(inputs)} task inputs, expected 1"
         raise RuntimeError(msg)
-    result = run_one(spec, index, [decode_tuple(payload) for payload in inputs[0]])
+    result = run_one(spec, index, decode_input(inputs[0]))
     for seq, (stream, values) in enumerate(result.emissions):
         yield (index, seq, stream, encode_values(values), None, None, None)
     yield (index, -1, None, None, result.watermark, result.fired, result.late)
 
 
-def run_one(spec: StageSpec, index: int, tuples: list[Tuple]) -> TaskResult:
+def run_one(spec: StageSpec, index: int, tuples: TaskInput) -> TaskResult:
     """Run task ``index`` of the stage's bolt on ``tuples``, from the warm cache or rebuilt from the store."""
     key = (spec.state_url, spec.topology, spec.component, index)
     cached = _TASKS.pop(key, None)

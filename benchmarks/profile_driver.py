@@ -1,0 +1,78 @@
+"""Where driver mode spends its time: the race's workload through ``DriverExecutor.run`` under cProfile, no Spark.
+
+Generates the race's events (``benchmarks/race.py``), decodes them as the
+executor does (``BatchLayout.decode`` of an Arrow batch of 2 files), and runs
+the chosen squall variant batch by batch in this process, so the profile shows
+squall's own cost without Spark's. Prints the wall time, events/s and the top
+functions by cumulative time.
+
+Run: ``python benchmarks/profile_driver.py [--events 400000] [--variant storm|columnar|aggregate] [--top 30]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.race import (
+    FIELDS,
+    FILES,
+    FILES_PER_BATCH,
+    TASKS,
+    ColumnarKeyedSum,
+    aggregate_bolt,
+    generate,
+    step_clock,
+    storm_bolt,
+)
+from bolts import Fields
+from topologies import FileSpout, TopologyBuilder
+from topologies.executor import BatchClock, BatchLayout, DriverExecutor, OutputLog
+
+VARIANTS = {"storm": storm_bolt, "columnar": lambda: storm_bolt(ColumnarKeyedSum), "aggregate": aggregate_bolt}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--events", type=int, default=400_000)
+    p.add_argument("--variant", choices=sorted(VARIANTS), default="storm")
+    p.add_argument("--top", type=int, default=30)
+    args = p.parse_args()
+    import pyarrow as pa
+
+    data = Path(tempfile.mkdtemp(prefix="profile-data-"))
+    tables = generate(data, args.events)
+    builder = TopologyBuilder()
+    builder.set_spout("events", FileSpout(str(data), "parquet", FIELDS, schema="key STRING, ts BIGINT, value BIGINT"))
+    builder.set_bolt("sum", VARIANTS[args.variant](), TASKS).fields_grouping("events", Fields("key"))
+    topology = builder.create_topology()
+    layout = BatchLayout(topology)
+    batches = []
+    for b in range(0, FILES, FILES_PER_BATCH):
+        table = pa.concat_tables(tables[b : b + FILES_PER_BATCH])
+        columns = {layout.column(0, j): table.column(f) for j, f in enumerate(FIELDS)}
+        batches.append(pa.table({"__squall_spout": pa.array([0] * table.num_rows, pa.int32()), **columns}))
+    executor = DriverExecutor(topology, {}, BatchClock(Path(tempfile.mkdtemp()), step_clock()), OutputLog(None))
+    profile = cProfile.Profile()
+    start = time.perf_counter()
+    profile.enable()
+    for batch_id, batch in enumerate(batches):
+        executor.run(batch_id, layout.decode(batch))
+    executor.flush()
+    profile.disable()
+    elapsed = time.perf_counter() - start
+    events = sum(t.num_rows for t in tables)
+    print(f"{args.variant}: {events:,} events in {elapsed:.2f} s under cProfile ({events / elapsed:,.0f} events/s), "
+          f"{len(executor.outputs.all()):,} outputs")
+    pstats.Stats(profile).sort_stats("cumulative").print_stats(args.top)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+"""A windowed aggregation's batch placed on columns: windows assigned and rows added per window, not per tuple.
+
+For fixed, sliding and global windows, with a timestamp field and an
+aggregator that has ``add_column``, an Arrow segment of a batch is placed at
+once: each row's windows are computed with numpy, expired windows dropped,
+rows grouped by (key, window), and each window gets its rows in one
+``add_column`` call, one ``on_elements`` call of its trigger and one widening
+of its timestamp range. The result is exactly what adding the rows one by one
+gives (the per-tuple path is the oracle of ``tests/event_time/test_columnar_aggregation.py``):
+
+- windows are created, and marked for their trigger, in first-touch order: by
+  row, then by window start within a row;
+- the watermark does not move inside a batch, so expiry and lateness are
+  decided against the one watermark;
+- a row none of whose windows is live is late, in row order (sent to the late
+  stream as a ``Tuple``); a row whose live windows are all closed is counted.
+
+Rows that carry a retraction (``is_retraction``), rows without an integer
+timestamp, and everything the fast path does not cover take the per-tuple path.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from bolts.aggregate_spec import RETRACTION_FIELD
+from bolts.errors import TupleError
+from bolts.task_input import Segment
+from windowing.assigners import FixedWindows, GlobalWindows, SlidingWindows, Window
+from windowing.trigger_context import TriggerContext
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from bolts.aggregate_spec import AggregateSpec
+    from bolts.aggregate_task import AggregateTask
+
+
+def supports(spec: AggregateSpec) -> bool:
+    """Whether batches of this aggregation can be placed on columns (decided once, when the task is built)."""
+    return (
+        type(spec.assigner) in (FixedWindows, SlidingWindows, GlobalWindows)
+        and spec.timestamp_field is not None
+        and callable(getattr(spec.aggregator, "add_column", None))
+    )
+
+
+def takes(spec: AggregateSpec, segment: Segment) -> bool:
+    """Whether ``segment`` can be placed on columns: an Arrow table with every field read, integer timestamps."""
+    import pyarrow as pa
+
+    table = segment.table
+    if table is None or RETRACTION_FIELD in segment.fields:
+        return False
+    needed = [spec.timestamp_field, *(spec.key_fields or ()), *getattr(spec.aggregator, "input_fields", ())]
+    if any(name not in segment.fields for name in needed):
+        return False  # the per-tuple path names the missing field
+    ts = table.column(spec.timestamp_field)
+    return pa.types.is_integer(ts.type) and ts.null_count == 0
+
+
+def _windows(spec: AggregateSpec, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every (row, window) pair, oldest window first per row: the row index, the window start and end."""
+    import numpy as np
+
+    rows = np.arange(len(ts))
+    assigner = spec.assigner
+    if isinstance(assigner, GlobalWindows):
+        window = assigner.assign(0)[0]
+        return rows, np.full(len(ts), window.start, np.int64), np.full(len(ts), window.end, np.int64)
+    if isinstance(assigner, FixedWindows):
+        starts = ts - np.remainder(ts, assigner.size_ms)
+        return rows, starts, starts + assigner.size_ms
+    period, size = assigner.period_ms, assigner.size_ms  # type: ignore[union-attr]
+    last = ts - np.remainder(ts, period)
+    first = -np.floor_divide(-(ts - size + 1), period) * period
+    count = np.maximum((last - first) // period + 1, 0)
+    pair_rows = np.repeat(rows, count)
+    offsets = np.arange(len(pair_rows)) - np.repeat(np.cumsum(count) - count, count)
+    starts = first[pair_rows] + offsets * period
+    return pair_rows, starts, starts + size
+
+
+def _key_codes(spec: AggregateSpec, table: Any) -> tuple[np.ndarray, list[tuple[Any, ...]]]:
+    """A key code per row and the key (the tuple of key values, as a row would give it) of each code."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    if spec.key_fields is None:
+        return np.zeros(table.num_rows, np.int64), [()]
+    combined: Any = None
+    dictionaries = []
+    for name in spec.key_fields:
+        encoded = pc.dictionary_encode(table.column(name), null_encoding="encode").combine_chunks()
+        size = len(encoded.dictionary)
+        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        dictionaries.append((encoded.dictionary.to_pylist(), size))
+        combined = codes if combined is None else combined * size + codes
+    unique, codes = np.unique(combined, return_inverse=True)
+    keys = []
+    for code in unique.tolist():
+        values = []
+        for column_values, size in reversed(dictionaries):
+            code, index = divmod(code, size)
+            values.append(column_values[index])
+        keys.append(tuple(reversed(values)))
+    return codes.astype(np.int64), keys
+
+
+def place_segment(task: AggregateTask, segment: Segment, watermark: int) -> None:
+    """Add ``segment``'s rows to their windows as ``task.execute`` would one by one (see the module docstring)."""
+    import numpy as np
+
+    spec, table = task.spec, segment.table
+    if table is None:
+        msg = "place_segment: the segment holds rows, not a table; execute its tuples instead"
+        raise ValueError(msg)
+    ts = table.column(spec.timestamp_field).to_numpy().astype(np.int64)
+    task.marks.track((segment.source_component, segment.stream), int(ts.max()))
+    key_codes, keys = _key_codes(spec, table)
+    pair_rows, starts, ends = _windows(spec, ts)
+    live = ends > watermark - spec.allowed_lateness_ms  # end + lateness > watermark, without overflow
+    pair_rows, starts, ends = pair_rows[live], starts[live], ends[live]
+    open_pairs = np.zeros(len(pair_rows), bool)
+    if len(pair_rows):
+        _add_groups(task, segment, watermark, ts, keys, key_codes[pair_rows], pair_rows, starts, ends, open_pairs)
+    _report_unplaced(task, segment, ts, pair_rows, open_pairs)
+
+
+def _add_groups(task: AggregateTask, segment: Segment, watermark: int, ts: np.ndarray, keys: list[tuple[Any, ...]],
+                pair_keys: np.ndarray, pair_rows: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                open_pairs: np.ndarray) -> None:
+    """Each (key, window) group's rows into its window, groups in first-touch order; marks the pairs added."""
+    import numpy as np
+    import pyarrow as pa
+
+    spec, table = task.spec, segment.table
+    start_values, start_codes = np.unique(starts, return_inverse=True)
+    groups, group_of_pair = np.unique(pair_keys * len(start_values) + start_codes.reshape(-1), return_inverse=True)
+    group_of_pair = group_of_pair.reshape(-1)
+    first_pair = np.full(len(groups), len(group_of_pair), np.int64)
+    np.minimum.at(first_pair, group_of_pair, np.arange(len(group_of_pair)))
+    pairs_by_group = np.argsort(group_of_pair, kind="stable")  # within a group, its pairs (so rows) in row order
+    bounds = np.searchsorted(group_of_pair[pairs_by_group], np.arange(len(groups) + 1))
+    now = task.clock.now()
+    for group in np.argsort(first_pair, kind="stable").tolist():
+        pair = int(first_pair[group])
+        key, window = keys[int(pair_keys[pair])], Window(int(starts[pair]), int(ends[pair]))
+        ws = task.table.by_key.get(key, {}).get(window) or task.table.create(key, window)
+        if ws.closed:
+            continue
+        members = pairs_by_group[bounds[group] : bounds[group + 1]]
+        open_pairs[members] = True
+        rows = pair_rows[members]
+        try:
+            ws.acc = spec.aggregator.add_column(ws.acc, table.take(pa.array(rows)))  # type: ignore[union-attr]
+        except (TypeError, ValueError) as exc:
+            first = segment.tuples()[int(rows[0])]
+            msg = f"WindowedAggregateBolt: the aggregator {spec.aggregator!r} cannot take {first!r} and its rows: {exc}"
+            raise TupleError(msg) from exc
+        ctx = TriggerContext(ws.trigger, window_end=window.end, watermark=watermark, now=now, timers=ws.timers)
+        spec.trigger.on_elements(ctx, len(rows))
+        ws.has_new = True
+        ws.on_time_data = ws.on_time_data or watermark < window.end
+        group_ts = ts[rows]
+        ws.note_timestamps(int(group_ts.min()), int(group_ts.max()))
+        task.dirty[ws.wid] = None
+        task.table.touch(ws)
+
+
+def _report_unplaced(task: AggregateTask, segment: Segment, ts: np.ndarray, pair_rows: np.ndarray,
+                     open_pairs: np.ndarray) -> None:
+    """Rows with no live window are late (in row order); rows whose live windows are all closed are counted."""
+    import numpy as np
+
+    live = np.bincount(pair_rows, minlength=len(ts))
+    placed = np.bincount(pair_rows[open_pairs], minlength=len(ts))
+    task.closed_window_drops += int(np.count_nonzero((live > 0) & (placed == 0)))
+    late = np.flatnonzero(live == 0)
+    if len(late):
+        tuples = segment.tuples()
+        for row in late.tolist():
+            task._late(tuples[row], int(ts[row]))

@@ -1,0 +1,111 @@
+"""A windowed aggregation placed on columns gives exactly what the per-tuple path gives: the oracle is the tuple.
+
+Two tasks of the same bolt see the same batches: one gets each batch as an Arrow
+segment (placed by ``bolts.aggregate_columnar``), the other as rows, executed
+tuple by tuple. Panes (values, timestamps, pane info, retractions), late tuples,
+drop counters and the whole task state must be equal after every batch. Set
+``SQUALL_EXAMPLES`` for a longer run (250 examples by default).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bolts import Fields, Tuple, WindowedAggregateBolt, make_task
+from bolts.aggregate_columnar import supports
+from bolts.task_input import TaskInput
+from windowing import AccumulationMode, Duration, FixedWindows, GlobalWindows, SlidingWindows, aggregators
+from windowing.triggers import AfterCount, AfterProcessingTime, AfterWatermark, Repeatedly
+
+FIELDS = Fields("key", "k2", "ts", "v")
+SCHEMA = pa.schema([("key", pa.string()), ("k2", pa.int64()), ("ts", pa.int64()), ("v", pa.int64())])
+FLOAT_SCHEMA = pa.schema([("key", pa.string()), ("k2", pa.int64()), ("ts", pa.int64()), ("v", pa.float64())])
+
+ASSIGNERS = [FixedWindows(Duration(1_000)), SlidingWindows(Duration(1_000), Duration(300)),
+             SlidingWindows(Duration(500), Duration(700)), GlobalWindows()]  # the last sliding one has gaps
+AGGREGATORS = [aggregators.count(), aggregators.sum("v"), aggregators.min("v"), aggregators.max("v"),
+               aggregators.mean("v"), aggregators.collect("v")]
+TRIGGERS = [None, Repeatedly(AfterCount(3)),
+            AfterWatermark(early=AfterProcessingTime(Duration(400)), late=AfterCount(1))]
+
+rows = st.lists(st.tuples(st.sampled_from(["a", "b", "c", None]), st.integers(0, 2), st.integers(-1_500, 6_000),
+                          st.none() | st.integers(-50, 50)), max_size=25)
+
+
+def bolt_of(assigner, aggregator, trigger, mode, lateness, keys, late_stream):
+    bolt = WindowedAggregateBolt(aggregator, key_fields=keys).with_windows(assigner).with_timestamp_field("ts") \
+        .with_accumulation_mode(mode).with_lag(Duration(200)).with_watermark_interval(Duration(500))
+    if not isinstance(assigner, GlobalWindows) or trigger is not None:
+        bolt = bolt.with_allowed_lateness(Duration(lateness))
+    if trigger is not None:
+        bolt = bolt.with_trigger(trigger)
+    elif isinstance(assigner, GlobalWindows):
+        bolt = bolt.with_trigger(Repeatedly(AfterCount(4)))
+    return bolt.with_late_tuple_stream("late") if late_stream else bolt
+
+
+def task_of(bolt):
+    emitted: list = []
+    task = make_task(copy.deepcopy(bolt), component="agg", input_streams=[("spout", "default")],
+                     watermark_at_batch_end=True)
+    task.prepare({}, lambda stream, values: emitted.append((stream, values)))
+    return task, emitted
+
+
+@settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "250")), deadline=None)
+@given(batches=st.lists(rows, min_size=1, max_size=6), assigner=st.sampled_from(ASSIGNERS),
+       aggregator=st.sampled_from(AGGREGATORS), trigger=st.sampled_from(TRIGGERS),
+       mode=st.sampled_from(list(AccumulationMode)), lateness=st.sampled_from([0, 700]),
+       keys=st.sampled_from([None, ("key",), ("key", "k2")]), late_stream=st.booleans(), floats=st.booleans())
+def test_columns_and_tuples_give_the_same_panes_late_tuples_and_state(batches, assigner, aggregator, trigger, mode,
+                                                                     lateness, keys, late_stream, floats):
+    bolt = bolt_of(assigner, aggregator, trigger, mode, lateness, keys, late_stream)
+    columnar, columnar_out = task_of(bolt)
+    per_tuple, per_tuple_out = task_of(bolt)
+    assert columnar._columnar
+    schema = FLOAT_SCHEMA if floats else SCHEMA
+    for b, batch in enumerate(batches):
+        data = [(k, k2, ts, None if v is None else (v / 4 if floats else v)) for k, k2, ts, v in batch]
+        table = pa.table({f: [row[i] for row in data] for i, f in enumerate(FIELDS)}, schema=schema)
+        as_columns = TaskInput()
+        as_columns.append_table("spout", 0, "default", FIELDS, table)
+        as_tuples = TaskInput.of([Tuple(row, FIELDS, "default", "spout", 0) for row in data])
+        for task, batch_input in ((columnar, as_columns), (per_tuple, as_tuples)):
+            task.advance_to(1_000 * (b + 1))
+            if len(batch_input):
+                task.execute_batch(batch_input)
+            task.end_batch()
+        assert columnar_out == per_tuple_out, f"batch {b}"
+        assert columnar.snapshot() == per_tuple.snapshot(), f"batch {b}"
+        assert (columnar.late_tuples, columnar.closed_window_drops) == (per_tuple.late_tuples,
+                                                                        per_tuple.closed_window_drops)
+    columnar.close()
+    per_tuple.close()
+    assert columnar_out == per_tuple_out
+
+
+def test_only_fixed_sliding_and_global_windows_with_a_timestamp_field_and_add_column_take_columns():
+    from windowing import Sessions
+
+    base = WindowedAggregateBolt(aggregators.sum("v")).with_timestamp_field("ts")
+    assert supports(base.with_windows(FixedWindows(Duration(10))).build_spec("agg"))
+    assert not supports(base.with_windows(Sessions(Duration(10))).build_spec("agg"))
+    top = WindowedAggregateBolt(aggregators.top_n("v", 2)).with_windows(FixedWindows(Duration(10))) \
+        .with_timestamp_field("ts")
+    assert not supports(top.build_spec("agg"))
+
+
+@pytest.mark.parametrize("aggregator", AGGREGATORS, ids=lambda a: type(a).__name__)
+def test_integer_sums_that_would_overflow_int64_are_added_in_python(aggregator):
+    rows = pa.table({"v": pa.array([2**62, 2**62, 2**62, None], pa.int64())})
+    acc = aggregator.create()
+    expected = acc
+    for value in rows.column("v").to_pylist():
+        expected = aggregator.add(copy.deepcopy(expected), Tuple([value], Fields("v")))
+    assert aggregator.add_column(copy.deepcopy(acc), rows) == expected
