@@ -3,9 +3,10 @@
 For fixed, sliding and global windows, with a timestamp field and an
 aggregator that has ``add_column``, an Arrow segment of a batch is placed at
 once: each row's windows are computed with numpy, expired windows dropped,
-rows grouped by (key, window), and each window gets its rows in one
-``add_column`` call, one ``on_elements`` call of its trigger and one widening
-of its timestamp range. The result is exactly what adding the rows one by one
+rows grouped by (key, window), every window's rows added in one
+``add_groups`` call of the aggregator (or one ``add_column`` call per window),
+and each window's trigger told with one ``on_elements`` call and its
+timestamp range widened once. The result is exactly what adding the rows one by one
 gives (the per-tuple path is the oracle of ``tests/event_time/test_columnar_aggregation.py``):
 
 - windows are created, and marked for their trigger, in first-touch order: by
@@ -132,40 +133,68 @@ def _add_groups(task: AggregateTask, segment: Segment, watermark: int, ts: np.nd
                 open_pairs: np.ndarray) -> None:
     """Each (key, window) group's rows into its window, groups in first-touch order; marks the pairs added."""
     import numpy as np
-    import pyarrow as pa
 
-    spec, table = task.spec, segment.table
+    spec = task.spec
     start_values, start_codes = np.unique(starts, return_inverse=True)
     groups, group_of_pair = np.unique(pair_keys * len(start_values) + start_codes.reshape(-1), return_inverse=True)
     group_of_pair = group_of_pair.reshape(-1)
     first_pair = np.full(len(groups), len(group_of_pair), np.int64)
     np.minimum.at(first_pair, group_of_pair, np.arange(len(group_of_pair)))
-    pairs_by_group = np.argsort(group_of_pair, kind="stable")  # within a group, its pairs (so rows) in row order
-    bounds = np.searchsorted(group_of_pair[pairs_by_group], np.arange(len(groups) + 1))
-    now = task.clock.now()
+    # The windows, created in first-touch order; a closed window takes no rows.
+    opened = []
+    open_index = np.full(len(groups), -1, np.int64)
     for group in np.argsort(first_pair, kind="stable").tolist():
         pair = int(first_pair[group])
         key, window = keys[int(pair_keys[pair])], Window(int(starts[pair]), int(ends[pair]))
         ws = task.table.by_key.get(key, {}).get(window) or task.table.create(key, window)
-        if ws.closed:
-            continue
-        members = pairs_by_group[bounds[group] : bounds[group + 1]]
-        open_pairs[members] = True
-        rows = pair_rows[members]
-        try:
-            ws.acc = spec.aggregator.add_column(ws.acc, table.take(pa.array(rows)))  # type: ignore[union-attr]
-        except (TypeError, ValueError) as exc:
-            first = segment.tuples()[int(rows[0])]
-            msg = f"WindowedAggregateBolt: the aggregator {spec.aggregator!r} cannot take {first!r} and its rows: {exc}"
-            raise TupleError(msg) from exc
+        if not ws.closed:
+            open_index[group] = len(opened)
+            opened.append(ws)
+    if not opened:
+        return
+    pair_window = open_index[group_of_pair]
+    open_pairs[:] = pair_window >= 0
+    rows, row_window = pair_rows[open_pairs], pair_window[open_pairs]  # row-major: rows in order per window
+    _add_rows(task, segment, opened, rows, row_window)
+    counts = np.bincount(row_window, minlength=len(opened)).tolist()
+    low = np.full(len(opened), np.iinfo(np.int64).max)
+    high = np.full(len(opened), np.iinfo(np.int64).min)
+    np.minimum.at(low, row_window, ts[rows])
+    np.maximum.at(high, row_window, ts[rows])
+    now = task.clock.now()
+    for ws, n, lo, hi in zip(opened, counts, low.tolist(), high.tolist(), strict=True):
+        window = ws.window
         ctx = TriggerContext(ws.trigger, window_end=window.end, watermark=watermark, now=now, timers=ws.timers)
-        spec.trigger.on_elements(ctx, len(rows))
+        spec.trigger.on_elements(ctx, n)
         ws.has_new = True
         ws.on_time_data = ws.on_time_data or watermark < window.end
-        group_ts = ts[rows]
-        ws.note_timestamps(int(group_ts.min()), int(group_ts.max()))
+        ws.note_timestamps(lo, hi)
         task.dirty[ws.wid] = None
         task.table.touch(ws)
+
+
+def _add_rows(task: AggregateTask, segment: Segment, opened: list[Any], rows: np.ndarray,
+              row_window: np.ndarray) -> None:
+    """Each window's rows added to its accumulator: one ``add_groups`` call, or ``add_column`` per window."""
+    import numpy as np
+    import pyarrow as pa
+
+    aggregator, table = task.spec.aggregator, segment.table
+    taken = table.take(pa.array(rows))  # type: ignore[union-attr]
+    try:
+        if callable(getattr(aggregator, "add_groups", None)):
+            accs = aggregator.add_groups([ws.acc for ws in opened], taken, row_window)
+        else:
+            order = np.argsort(row_window, kind="stable")
+            bounds = np.searchsorted(row_window[order], np.arange(len(opened) + 1))
+            accs = [aggregator.add_column(ws.acc, taken.take(pa.array(order[bounds[i] : bounds[i + 1]])))
+                    for i, ws in enumerate(opened)]
+    except (TypeError, ValueError) as exc:
+        first = segment.tuples()[int(rows[0])]
+        msg = f"WindowedAggregateBolt: the aggregator {aggregator!r} cannot take {first!r} and its rows: {exc}"
+        raise TupleError(msg) from exc
+    for ws, acc in zip(opened, accs, strict=True):
+        ws.acc = acc
 
 
 def _report_unplaced(task: AggregateTask, segment: Segment, ts: np.ndarray, pair_rows: np.ndarray,

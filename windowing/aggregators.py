@@ -21,6 +21,13 @@ where the result is provably the same (integer sums that cannot overflow, into
 an int accumulator), and fold the Python values otherwise, so float sums are
 added in the same order as ``add`` would.
 
+For many windows at once, an aggregator may also have ``add_groups(accs,
+rows, groups) -> accs``: ``groups[i]`` is the window (an index into ``accs``)
+of row ``i`` of ``rows``; it returns each window's accumulator with its rows
+added, as ``add_column`` of each window's rows would. The ready aggregators
+have it, computing all windows' sums, counts and extremes in one Arrow
+``group_by`` where that is exact.
+
 As PySpark's aggregate functions skip nulls, the field aggregators skip a
 tuple whose value is ``None`` (``count()`` counts every tuple, as
 ``count("*")``). Empty windows (possible only in an ON_TIME pane of a
@@ -97,6 +104,48 @@ def _int_sum(column: Any) -> int | None:
     return int(pc.sum(column).as_py() or 0)
 
 
+def _grouped(column: Any, groups: Any, count: int, how: str) -> list[Any]:
+    """Arrow's ``how`` ("sum", "min", "max", "count") of ``column`` per group index in ``range(count)``."""
+    import pyarrow as pa
+
+    table = pa.table({"g": pa.array(groups), "v": column}).group_by("g").aggregate([("v", how)])
+    out: list[Any] = [None] * count
+    for g, value in zip(table.column("g").to_pylist(), table.column(f"v_{how}").to_pylist(), strict=True):
+        out[g] = value
+    return out
+
+
+def _values_by_group(column: Any, groups: Any, count: int) -> list[list[Any]]:
+    """The non-null values of each group, in row order."""
+    out: list[list[Any]] = [[] for _ in range(count)]
+    for value, g in zip(column.to_pylist(), groups.tolist(), strict=True):
+        if value is not None:
+            out[g].append(value)
+    return out
+
+
+def _fits_int64(column: Any) -> bool:
+    """Whether Arrow can add any subset of an integer column's values without overflowing int64."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pa.types.is_integer(column.type):
+        return False
+    bounds = pc.min_max(column)
+    low, high = bounds["min"].as_py(), bounds["max"].as_py()
+    return low is None or len(column) * builtins.max(abs(low), abs(high)) < _INT64_BOUND
+
+
+def _add_grouped(accs: list[Any], column: Any, groups: Any) -> list[Any]:
+    """Each group's non-null values added to its accumulator, as ``acc + v`` left to right would give."""
+    count = len(accs)
+    sums = _grouped(column, groups, count, "sum") if _fits_int64(column) else None
+    if sums is not None and all(type(acc) is int for acc in accs):
+        return [acc + (total or 0) for acc, total in zip(accs, sums, strict=True)]
+    values = _values_by_group(column, groups, count)
+    return [builtins.sum(v, acc) for acc, v in zip(accs, values, strict=True)]
+
+
 def _values(column: Any) -> list[Any]:
     """The non-null values, in order."""
     return [v for v in column.to_pylist() if v is not None]
@@ -129,6 +178,13 @@ class Count:
         """As many more as rows."""
         return acc + rows.num_rows
 
+    def add_groups(self, accs: list[int], rows: Any, groups: Any) -> list[int]:
+        """As many more as each group's rows."""
+        import numpy as np
+
+        counts = np.bincount(groups, minlength=len(accs)).tolist()
+        return [acc + n for acc, n in zip(accs, counts, strict=True)]
+
     def retract(self, acc: int, tup: Any) -> int:
         """One fewer."""
         return acc - 1
@@ -158,6 +214,10 @@ class Sum(_FieldAggregator):
     def add_column(self, acc: Any, rows: Any) -> Any:
         """Add the values (None is skipped)."""
         return _add_values(acc, self._column(rows))
+
+    def add_groups(self, accs: list[Any], rows: Any, groups: Any) -> list[Any]:
+        """Add each group's values (None is skipped)."""
+        return _add_grouped(accs, self._column(rows), groups)
 
     def retract(self, acc: Any, tup: Any) -> Any:
         """Subtract the value (None is skipped)."""
@@ -204,6 +264,23 @@ class _Extreme(_FieldAggregator):
             acc = value if acc is None else self.pick([acc, value])
         return acc
 
+    def add_groups(self, accs: list[Any], rows: Any, groups: Any) -> list[Any]:
+        """Keep the extreme of each group's accumulator and values (None is skipped)."""
+        import pyarrow as pa
+
+        column = self._column(rows)
+        if pa.types.is_integer(column.type) or pa.types.is_string(column.type):
+            extremes = _grouped(column, groups, len(accs), "min" if self.pick is builtins.min else "max")
+            candidates = [[] if value is None else [value] for value in extremes]
+        else:
+            candidates = _values_by_group(column, groups, len(accs))
+        out = []
+        for acc, values in zip(accs, candidates, strict=True):
+            for value in values:
+                acc = value if acc is None else self.pick([acc, value])
+            out.append(acc)
+        return out
+
     def merge(self, accs: list[Any]) -> Any:
         """The extreme of the accumulators."""
         values = [a for a in accs if a is not None]
@@ -247,6 +324,13 @@ class Mean(_FieldAggregator):
         present = len(column) - column.null_count
         return acc if not present else [_add_values(acc[0], column), acc[1] + present]
 
+    def add_groups(self, accs: list[list[Any]], rows: Any, groups: Any) -> list[list[Any]]:
+        """Add each group's values (None is skipped)."""
+        column = self._column(rows)
+        present = _grouped(column, groups, len(accs), "count")  # non-null values per group
+        totals = _add_grouped([acc[0] for acc in accs], column, groups)
+        return [acc if not n else [total, acc[1] + n] for acc, total, n in zip(accs, totals, present, strict=True)]
+
     def retract(self, acc: list[Any], tup: Any) -> list[Any]:
         """Remove the value (None is skipped)."""
         value = tup[self.field]
@@ -280,6 +364,12 @@ class Collect(_FieldAggregator):
         """Append the values, in place."""
         acc.extend(_values(self._column(rows)))
         return acc
+
+    def add_groups(self, accs: list[list[Any]], rows: Any, groups: Any) -> list[list[Any]]:
+        """Append each group's values, in place."""
+        for acc, values in zip(accs, _values_by_group(self._column(rows), groups, len(accs)), strict=True):
+            acc.extend(values)
+        return accs
 
     def retract(self, acc: list[Any], tup: Any) -> list[Any]:
         """Remove the first occurrence of the value (nothing when absent)."""
