@@ -23,11 +23,13 @@ setup(
     python_requires=">=3.11",
     packages=find_packages(include=["squall", "windowing*", "bolts*", "state_backends*", "topologies*"]),
     package_data={name: ["py.typed"] for name in ("squall", "windowing", "bolts", "state_backends", "topologies")},
-    install_requires=["pyarrow>=16", "msgpack>=1.0"],
+    # numpy: the columnar placement of windowed aggregations (bolts/aggregate_columnar.py).
+    install_requires=["pyarrow>=16", "msgpack>=1.0", "numpy>=1.26"],
     extras_require={
         "spark": SPARK,
         "redis": REDIS,
         "hbase": HBASE,
+        "bench": ["matplotlib>=3.8"],  # benchmarks/race.py --chart
         "tests": TESTS + REDIS + HBASE + SPARK,
     },
     entry_points={"console_scripts": ["squall=topologies.cli:main"]},

@@ -29,32 +29,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bolts import BaseWindowedBolt, Fields, make_task
+from benchmarks.race import CLOCK_STEP, DISORDER, LAG, LENGTH, SLIDE, StormKeyedSum, storm_bolt
+from bolts import Fields, make_task
 from bolts.task_input import TaskInput
 from state_backends.memory import MemoryBackend
-from windowing import Duration
 
 KEYS, BATCHES, TASKS = 100, 10, 2
-LENGTH, SLIDE, LAG, DISORDER, CLOCK_STEP = 10_000, 5_000, 5_000, 2_000, 1_000
 FIELDS = ("key", "ts", "value")
 
 
-class KeyedSum(BaseWindowedBolt):
-    """Per key, the sum of the window's values: one Python pass over ``window.get()`` (the race's Storm bolt)."""
-
-    def execute(self, window):
-        sums: dict[str, int] = {}
-        for t in window.get():
-            sums[t["key"]] = sums.get(t["key"], 0) + t["value"]
-        for key in sorted(sums):
-            self.collector.emit([key, window.end_timestamp, sums[key]])
-
-    def declare_output_fields(self, declarer):
-        declarer.declare(Fields("key", "window_end", "sum"))
-
-
-def bolt() -> KeyedSum:
-    return KeyedSum().with_window(Duration(LENGTH), Duration(SLIDE)).with_timestamp_field("ts").with_lag(Duration(LAG))
+def bolt() -> StormKeyedSum:
+    return storm_bolt()  # the race's Storm bolt and windows
 
 
 def generate(events: int) -> list[list[TaskInput]]:

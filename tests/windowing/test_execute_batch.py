@@ -21,12 +21,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bolts import BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, Tuple, TupleError, make_task
+from bolts import BaseWindowedBolt, Fields, Tuple, TupleError, make_task
 from bolts.task_input import TaskInput
 from state_backends.memory import MemoryBackend
+from tests.bolts.test_stateful_recovery import RunningTotal, _unit
 from windowing import Count, Duration
 
 STREAMS = [("s", "a"), ("s", "b"), ("t", "a")]
+
 FIELDS = Fields("id", "ts")
 
 
@@ -36,21 +38,6 @@ class Ids(BaseWindowedBolt):
 
     def declare_output_fields(self, declarer):
         declarer.declare(Fields("ids"))
-
-
-class RunningTotal(BaseStatefulWindowedBolt):
-    def execute(self, window):
-        new = window.get_new() if window.tracks_changes else window.get()
-        total = self.state.get("total", 0) + sum(t["id"] for t in new)
-        self.state.put("total", total)
-        self.collector.emit([[t["id"] for t in window.get()], total])
-
-    def declare_output_fields(self, declarer):
-        declarer.declare(Fields("ids", "total"))
-
-
-def _unit(kind, value):
-    return Count(value) if kind == "count" else Duration(value)
 
 
 def _bolt(cfg):
