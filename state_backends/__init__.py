@@ -12,9 +12,10 @@ Open one from a URL::
 
 from __future__ import annotations
 
-from state_backends.base import MAX_BATCH_ID, Namespace, StateBackend, StateBackendError, WriteBatch, redact
+from state_backends.base import MAX_BATCH_ID, Namespace, StateBackend, StateBackendError, WriteBatch
 from state_backends.key_value_state import KeyValueState
 from state_backends.serialization import decode, encode
+from state_backends.urls import redact, scheme_of
 
 SCHEMES = ("memory", "redis", "rediss", "hbase")
 
@@ -41,14 +42,20 @@ def open_backend(url: str) -> StateBackend:
     ``hbase://host[:port][/table_prefix]`` (Thrift1 server, default port 9090,
     table ``<table_prefix>_state``, default prefix ``squall``).
 
+    Redis and HBase URLs take the query option ``retry_seconds=<seconds>``
+    (default 5; 0 turns retrying off): how long a request that fails with a
+    transient error (connection refused or reset, timeout) is retried, with
+    exponential backoff, before StateBackendError is raised.
+
     Raises TypeError/ValueError for a bad URL, ImportError naming the extra to
     install when the client library is missing, and StateBackendError when
-    the server cannot be reached. Messages never contain the password.
+    the server cannot be reached or refuses the credentials. Messages never
+    contain the password, whatever characters it holds.
     """
-    if not isinstance(url, str):
-        msg = f"open_backend: url must be a str; got {type(url).__name__} {url!r} instead"
+    if not isinstance(url, str):  # its repr is not shown: it may hold a password
+        msg = f"open_backend: url must be a str; got {type(url).__name__} instead"
         raise TypeError(msg)
-    scheme = url.split("://", 1)[0] if "://" in url else ""
+    scheme = scheme_of(url)
     if scheme == "memory":
         from state_backends.memory import MemoryBackend
 

@@ -18,7 +18,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping
 from types import TracebackType
 from typing import Self
-from urllib.parse import urlsplit, urlunsplit
 
 #: Largest batch id a backend accepts (ids are compared as doubles in Redis' Lua).
 MAX_BATCH_ID = 2**53 - 1
@@ -29,21 +28,11 @@ _NAMESPACE = re.compile(r"[^\x00-\x20{}\x7f]{1,200}")
 class StateBackendError(Exception):
     """The store could not be reached or refused an operation; committed state is unchanged.
 
-    Raised for a server that is down, goes down during a commit, refuses the
-    credentials, or times out. Retrying the same commit once the store is back
+    Raised for a server that refuses the credentials, or that is down, goes
+    down during a commit or times out for longer than the backend retries
+    (``retry_seconds``). Retrying the same commit once the store is back
     completes it (or returns False if it had in fact been applied).
     """
-
-
-def redact(url: str) -> str:
-    """``url`` with any password replaced by ``***`` (safe to log or put in a message)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    user = parts.username or ""
-    host = parts.hostname or ""
-    netloc = f"{user}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 def check_namespace(method: str, name: object) -> str:

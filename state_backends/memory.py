@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from state_backends.base import StateBackend, StateBackendError
+from state_backends.urls import redact
 
 
 @dataclass
@@ -37,7 +38,7 @@ class MemoryBackend(StateBackend):
 
     def __init__(self, name: str = "") -> None:
         """Open the private store (``name=""``) or the process-wide store called ``name``."""
-        self.url = f"memory://{name}"
+        self.url = redact(f"memory://{name}")
         if not name:
             self._store = _Store()
         else:

@@ -11,18 +11,29 @@ keys share a slot and one script can touch them all):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import TypeVar
 
-from state_backends.base import StateBackend, StateBackendError, redact
+from state_backends.base import StateBackend, StateBackendError
+from state_backends.retry import RetryPolicy, transient_os_error, with_retry
+from state_backends.urls import redact, scrub
 
 try:
     import redis
-    from redis.backoff import ExponentialBackoff
+    from redis.backoff import NoBackoff
     from redis.retry import Retry
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     msg = "state_backends: the redis:// backend needs redis-py; pip install squall[redis]"
     raise ImportError(msg) from exc
+
+T = TypeVar("T")
+# A refused password or a missing permission will not change by asking again.
+_NEVER_TRANSIENT = (
+    redis.exceptions.AuthenticationError,
+    redis.exceptions.AuthorizationError,
+    redis.exceptions.ExternalAuthProviderError,
+)
 
 _COMMIT = """
 local cur = redis.call('HGET', KEYS[1], 'batch_id')
@@ -65,40 +76,61 @@ def prefix_range(prefix: bytes) -> tuple[bytes, bytes]:
     return b"[" + prefix, b"(" + stripped[:-1] + bytes([stripped[-1] + 1])
 
 
+def transient(exc: BaseException) -> bool:
+    """Whether a redis-py error is worth retrying: the server is away, slow, or still loading its data."""
+    if isinstance(exc, _NEVER_TRANSIENT):
+        return False
+    if isinstance(exc, redis.TimeoutError | redis.BusyLoadingError):
+        return True
+    if not isinstance(exc, redis.ConnectionError):
+        return False  # a reply of the server (wrong type, script error, out of memory...)
+    # Without a socket error behind it, it is redis-py's own: the server closed the connection, the pool is full.
+    return transient_os_error(exc) is not False
+
+
 class RedisBackend(StateBackend):
     """State in a Redis server, reached with redis-py; see the module docstring for the keys.
 
-    Connects at construction: a server that is down, a wrong password or a TLS
-    failure raises StateBackendError naming the URL without its password.
+    Connects at construction: a server that is down (for longer than the
+    retries last), a wrong password or a TLS failure raises StateBackendError
+    naming the URL without its password.
     """
 
     def __init__(self, url: str, *, socket_timeout: float = 30.0) -> None:
         """Connect to ``url`` (``redis://[[user]:password@]host[:port][/db]`` or ``rediss://...``).
 
-        Query parameters redis-py understands (``ssl_cert_reqs=none``,
-        ``ssl_ca_certs=...``) pass through to it.
+        ``retry_seconds=<seconds>`` in the query sets the retry policy (see
+        :mod:`state_backends.retry`); the other query parameters redis-py
+        understands (``ssl_cert_reqs=none``, ``ssl_ca_certs=...``) pass through to it.
         """
         self.url = redact(url)
-        retry = Retry(ExponentialBackoff(cap=0.5, base=0.05), 2)
+        client_url, self.retry = RetryPolicy.from_url(url)  # refuses a password a parser would misread
         try:
             self._client = redis.Redis.from_url(
-                url, socket_timeout=socket_timeout, socket_connect_timeout=10.0, retry=retry
+                client_url,
+                socket_timeout=socket_timeout,
+                socket_connect_timeout=10.0,
+                retry=Retry(NoBackoff(), 0),  # retried by _call instead: one budget, transient errors only
             )
+            problem = None
         except ValueError as exc:
-            msg = f"open_backend: bad Redis URL {self.url!r}: {exc}"
-            raise ValueError(msg) from None
+            problem = scrub(f"open_backend: bad Redis URL {self.url!r}: {exc}", url)
+        if problem is not None:  # raised outside the except, so the parser's error is not its context
+            raise ValueError(problem)
+        self._secret_url = url
         self._commit_script = self._client.register_script(_COMMIT)
         self._page_script = self._client.register_script(_PAGE)
-        with self._errors("open_backend"):
-            self._client.ping()
+        self._call("open_backend", self._client.ping)
 
-    @contextmanager
-    def _errors(self, method: str) -> Iterator[None]:
-        try:
-            yield
-        except redis.RedisError as exc:
-            msg = f"{method}: Redis at {self.url} failed: {type(exc).__name__}: {exc}"
-            raise StateBackendError(msg) from None
+    def _call(self, method: str, fn: Callable[[], T]) -> T:
+        """``fn()``, retrying transient errors; any redis-py error ends as StateBackendError."""
+
+        def fail(exc: BaseException, note: str) -> StateBackendError:
+            text = scrub(f"{type(exc).__name__}: {exc}", self._secret_url)
+            return StateBackendError(f"{method}: Redis at {self.url} failed: {text}{note}")
+
+        name = f"{method}: Redis at {self.url}"
+        return with_retry(self.retry, fn, name=name, errors=(redis.RedisError,), transient=transient, fail=fail)
 
     @staticmethod
     def _keys(namespace: str) -> list[str]:
@@ -106,16 +138,14 @@ class RedisBackend(StateBackend):
 
     def get(self, namespace: str, key: bytes) -> bytes | None:
         """The committed value of ``key`` in ``namespace``, or None."""
-        with self._errors("get"):
-            return self._client.hget(self._keys(namespace)[1], key)
+        return self._call("get", lambda: self._client.hget(self._keys(namespace)[1], key))
 
     def scan(self, namespace: str, prefix: bytes = b"") -> Iterator[tuple[bytes, bytes]]:
         """Committed pairs whose key starts with ``prefix``, in key order, read in pages of 1000."""
         _, data, keys = self._keys(namespace)
         low, high = prefix_range(prefix)
         while True:
-            with self._errors("scan"):
-                page = self._page_script(keys=[data, keys], args=[low, high, PAGE_SIZE])
+            page = self._call("scan", partial(self._page_script, keys=[data, keys], args=[low, high, PAGE_SIZE]))
             for i in range(0, len(page), 2):
                 if page[i + 1] is not None:
                     yield page[i], page[i + 1]
@@ -125,16 +155,15 @@ class RedisBackend(StateBackend):
 
     def committed_batch_id(self, namespace: str) -> int | None:
         """The last committed batch id of ``namespace``, or None."""
-        with self._errors("committed_batch_id"):
-            value = self._client.hget(self._keys(namespace)[0], "batch_id")
+        value = self._call("committed_batch_id", lambda: self._client.hget(self._keys(namespace)[0], "batch_id"))
         return None if value is None else int(value)
 
     def _apply(self, namespace: str, batch_id: int, puts: dict[bytes, bytes], deletes: list[bytes]) -> bool:
         args: list[bytes | int] = [batch_id, len(deletes), *deletes]
         for key, value in puts.items():
             args += (key, value)
-        with self._errors("commit"):
-            return bool(self._commit_script(keys=self._keys(namespace), args=args))
+        # Safe to retry: a commit that was applied before its reply was lost is refused (0) the next time.
+        return bool(self._call("commit", lambda: self._commit_script(keys=self._keys(namespace), args=args)))
 
     def close(self) -> None:
         """Close the connection pool."""

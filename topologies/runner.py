@@ -7,11 +7,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlparse
 
 from state_backends import open_backend, redact
+from state_backends.urls import scheme_of
 from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, Output, OutputLog
-from topologies.executor.batch_log import local_path
+from topologies.executor.batch_log import DEFAULT_OUTPUTS_IN_MEMORY, OutputSink, local_path
 from topologies.executor.stored import namespace_name
 from topologies.topology import Topology
 from windowing import Duration
@@ -109,8 +109,19 @@ class TopologyHandle:
         )
 
     def outputs(self) -> list[Output]:
-        """What the topology's terminal streams emitted: batches in id order, then the shutdown flush."""
+        """The tail of what the topology's terminal streams emitted: batches in id order, then the shutdown flush.
+
+        Only the last ``outputs_in_memory`` outputs of the run are kept (10,000 by
+        default; see :class:`SparkRunner`), so for a longer run this is its tail:
+        :attr:`output_count` says how many there were in all, ``output_dir`` holds
+        every batch's, and ``SparkRunner(on_output=...)`` sees each batch's as it ends.
+        """
         return self.executor.outputs.all()
+
+    @property
+    def output_count(self) -> int:
+        """How many outputs the run recorded (a replayed batch counted once), whether or not still in memory."""
+        return self.executor.outputs.count
 
 
 class SparkRunner:
@@ -129,7 +140,13 @@ class SparkRunner:
     ``<it>/<name>/spark``, squall's batch times to ``<it>/<name>/squall``.
     ``trigger_interval``: the processing-time trigger (ignored with
     ``available_now``). ``output_dir``: where terminal outputs are also written,
-    as JSON lines per batch id. ``clock``: the wall clock, in epoch ms, read once
+    as JSON lines per batch id that has outputs (no file for an empty batch).
+    ``outputs_in_memory``: how many of the latest outputs a handle keeps for
+    :meth:`TopologyHandle.outputs` (``None``: all, for short runs only).
+    ``on_output(key, outputs)``: called on the driver after each batch that has
+    outputs (``key`` its batch id, ``"final"`` for the shutdown flush), again
+    with the same key and outputs when Spark replays the batch, so a sink should
+    store by key; an exception fails the batch. ``clock``: the wall clock, in epoch ms, read once
     per new batch (inject one to make processing time repeatable).
     ``heartbeat``: add a one-row-per-trigger source so time moves while the
     input is idle.
@@ -147,6 +164,8 @@ class SparkRunner:
         conf: Mapping[str, Any] | None = None,
         clock: Callable[[], int] = wall_clock_ms,
         heartbeat: bool = True,
+        outputs_in_memory: int | None = DEFAULT_OUTPUTS_IN_MEMORY,
+        on_output: OutputSink | None = None,
     ) -> None:
         self.spark = spark
         self.mode = _check_mode(mode)
@@ -163,6 +182,11 @@ class SparkRunner:
         self.conf = dict(conf or {})
         self.clock = clock
         self.heartbeat = heartbeat
+        self.outputs_in_memory = _check_outputs_in_memory(outputs_in_memory)
+        if on_output is not None and not callable(on_output):
+            msg = f"SparkRunner: `on_output` must be callable as on_output(key, outputs); got {on_output!r} instead"
+            raise TypeError(msg)
+        self.on_output = on_output
         self._executors: dict[str, Executor] = {}
         self.backend = open_backend(self.state)
 
@@ -197,7 +221,8 @@ class SparkRunner:
             return current
         base = self.checkpoint_location / name / "squall"
         output_dir = None if self.output_dir is None else self.output_dir / name
-        clock, outputs = BatchClock(base / "batch-times", self.clock), OutputLog(output_dir)
+        clock = BatchClock(base / "batch-times", self.clock)
+        outputs = OutputLog(output_dir, keep=self.outputs_in_memory, on_output=self.on_output)
         executor: Executor
         if self.mode == "distributed":
             executor = DistributedExecutor(topology, self.conf, clock, outputs, self.backend, name, self.spark,
@@ -233,11 +258,23 @@ def _check_mode(mode: str) -> str:
     return mode
 
 
+def _check_outputs_in_memory(value: int | None) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        msg = f"SparkRunner: `outputs_in_memory` must be an int or None; got {value!r} ({type(value).__name__}) instead"
+        raise TypeError(msg)
+    if value < 0:
+        msg = f"SparkRunner: `outputs_in_memory` must not be negative; got {value} instead"
+        raise ValueError(msg)
+    return value
+
+
 def _check_state(state: str, mode: str) -> str:
     if not isinstance(state, str):
-        msg = f"SparkRunner: `state` must be a URL such as 'memory://'; got {state!r} instead"
+        msg = f"SparkRunner: `state` must be a URL such as 'memory://' (a str); got a {type(state).__name__} instead"
         raise TypeError(msg)
-    scheme = urlparse(state).scheme
+    scheme = scheme_of(state)  # no urlparse: its errors can quote the password
     if scheme not in STATE_SCHEMES or "://" not in state:
         choices = ", ".join(f"{s}://" for s in STATE_SCHEMES)
         msg = f"SparkRunner: `state` must be a URL with one of the schemes {choices}; got {redact(state)!r} instead"

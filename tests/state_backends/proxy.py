@@ -12,12 +12,16 @@ class CuttingProxy:
     """Forwards 127.0.0.1:<port> to ``upstream``; after :meth:`cut_after`, drops any connection
     once it has forwarded that many more bytes towards the server (the server sees half a request)."""
 
-    def __init__(self, upstream_port: int) -> None:
+    def __init__(self, upstream_port: int, port: int | None = None) -> None:
         self.upstream_port = upstream_port
-        self.port = free_port()
+        self.port = port or free_port()
         self._budget: int | None = None
         self._lock = threading.Lock()
         self._conns: list[socket.socket] = []
+        self.reopen()
+
+    def reopen(self) -> None:
+        """Listen (again, after :meth:`close`) on the same port: for clients, a server that restarted."""
         self._listener = socket.create_server(("127.0.0.1", self.port))
         self._closed = False
         threading.Thread(target=self._accept, daemon=True).start()

@@ -1,5 +1,8 @@
 """Failures for real: a connection cut half-way through a commit, a server killed and restarted."""
 
+import re
+import time
+
 import pytest
 
 from state_backends import StateBackendError, open_backend
@@ -10,9 +13,10 @@ from .proxy import CuttingProxy
 SERVERS = [pytest.param("redis", marks=pytest.mark.redis), pytest.param("hbase", marks=pytest.mark.hbase)]
 
 
-def _through(url: str, proxy: CuttingProxy) -> str:
+def _through(url: str, proxy: CuttingProxy, retry_seconds: float = 0) -> str:
+    """``url`` through ``proxy``, with the backend's own retries set (none by default: the test retries)."""
     host_port = url.split("//", 1)[1].split("/", 1)[0]
-    return url.replace(host_port, f"127.0.0.1:{proxy.port}")
+    return url.replace(host_port, f"127.0.0.1:{proxy.port}") + f"?retry_seconds={retry_seconds}"
 
 
 @pytest.fixture(params=SERVERS)
@@ -52,17 +56,21 @@ def test_connection_cut_mid_commit_leaves_committed_state_and_the_retry_complete
 
 
 @pytest.mark.hbase
-def test_hbase_thrift_server_gone_fails_commit_and_reads(hbase_url):
+def test_hbase_thrift_server_gone_fails_commit_and_reads_after_the_retries(hbase_url):
     proxy = CuttingProxy(int(hbase_url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)[1]))
-    backend = open_backend(_through(hbase_url, proxy))
+    backend = open_backend(_through(hbase_url, proxy, retry_seconds=1))
     ns = backend.namespace(f"gone-{proxy.port}")
     assert ns.commit(1, {b"k": b"v"})
     proxy.close()  # the server is unreachable from now on
+    started = time.monotonic()
     with pytest.raises(
-        StateBackendError, match=r"commit: HBase Thrift server at hbase://127\.0\.0\.1:\d+/squalltest failed"
+        StateBackendError,
+        match=r"commit: HBase Thrift server at hbase://127\.0\.0\.1:\d+/squalltest\?retry_seconds=1 failed: "
+        r"TTransportException: .* \(still failing after retrying for 1\.\d s, \d+ attempts",
     ):
         ns.commit(2, {b"k": b"w"})
-    with pytest.raises(StateBackendError, match="get: HBase Thrift server"):
+    assert 1 <= time.monotonic() - started < 4
+    with pytest.raises(StateBackendError, match=r"get: HBase Thrift server .* retrying for 1"):
         ns.get(b"k")
     backend.close()
     with open_backend(hbase_url) as direct:
@@ -72,13 +80,13 @@ def test_hbase_thrift_server_gone_fails_commit_and_reads(hbase_url):
 @pytest.mark.redis
 def test_redis_killed_then_restarted_keeps_committed_state_and_the_retry_completes(tmp_path):
     server = RedisServer("--appendonly", "yes", "--appendfsync", "always", workdir=tmp_path)
-    url = f"redis://127.0.0.1:{server.port}/0"
+    url = f"redis://127.0.0.1:{server.port}/0?retry_seconds=0"  # no retries of its own: the test retries
     try:
         backend = open_backend(url)
         ns = backend.namespace("crash")
         assert ns.commit(1, {b"a": b"1"})
         server.kill()
-        with pytest.raises(StateBackendError, match=rf"commit: Redis at {url} failed: ConnectionError"):
+        with pytest.raises(StateBackendError, match=rf"commit: Redis at {re.escape(url)} failed: ConnectionError"):
             ns.commit(2, {b"b": b"2"}, [b"a"])
         with pytest.raises(StateBackendError, match="get: Redis at"):
             ns.get(b"a")

@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -44,12 +45,16 @@ def test_closed_memory_backend_refuses_calls():
 
 
 @pytest.mark.redis
-def test_redis_down_fails_at_open_without_the_password():
+def test_redis_down_fails_at_open_after_five_seconds_of_retries_without_the_password():
     url = f"redis://:s3cret-pw@127.0.0.1:{free_port()}/0"
+    started = time.monotonic()
     with pytest.raises(
-        StateBackendError, match=r"open_backend: Redis at redis://:\*\*\*@127\.0\.0\.1:\d+/0 failed"
+        StateBackendError,
+        match=r"open_backend: Redis at redis://:\*\*\*@127\.0\.0\.1:\d+/0 failed: ConnectionError: .*refused.* "
+        r"\(still failing after retrying for 5\.\d s, \d+ attempts; the URL option retry_seconds=<seconds> sets",
     ) as info:
         open_backend(url)
+    assert 5 <= time.monotonic() - started < 8
     assert "s3cret-pw" not in str(info.value)
 
 
@@ -62,9 +67,12 @@ def test_redis_password(tmp_path):
             assert backend.namespace("n").commit(1, {b"k": b"v"})
             assert backend.namespace("n").get(b"k") == b"v"
         for url in (f"redis://:wrong@127.0.0.1:{server.port}/2", f"redis://127.0.0.1:{server.port}/2"):
+            started = time.monotonic()
             with pytest.raises(StateBackendError, match=r"open_backend: Redis at .* failed: Authentication") as info:
                 open_backend(url)
+            assert time.monotonic() - started < 1, "a refused password is not retried"
             assert "wrong" not in str(info.value)
+            assert "retry" not in str(info.value)
     finally:
         server.stop()
 
@@ -94,20 +102,25 @@ def test_rediss_connects_over_tls(tmp_path):
             assert backend.namespace("n").get(b"k") == b"over tls"
         with pytest.raises(
             StateBackendError,
-            match=r"open_backend: Redis at rediss://127\.0\.0\.1:\d+/0\?socket_timeout=1 failed: Timeout",
-        ):
-            open_backend(f"rediss://127.0.0.1:{server.port}/0?socket_timeout=1")  # a plain port: no TLS handshake
+            match=r"open_backend: Redis at rediss://127\.0\.0\.1:\d+/0\?socket_timeout=1&retry_seconds=0 failed: "
+            r"Timeout.*\(not retried: retry_seconds=0\)",
+        ):  # a plain port: no TLS handshake
+            open_backend(f"rediss://127.0.0.1:{server.port}/0?socket_timeout=1&retry_seconds=0")
+        started = time.monotonic()
         with pytest.raises(StateBackendError, match="certificate verify failed"):
             open_backend(f"rediss://127.0.0.1:{tls_port}/0")  # self-signed, not trusted by default
+        assert time.monotonic() - started < 1, "a certificate that does not verify is not retried"
     finally:
         server.stop()
 
 
 @pytest.mark.hbase
 def test_hbase_unreachable_fails_at_open():
-    url = f"hbase://127.0.0.1:{free_port()}/squalltest"
+    url = f"hbase://127.0.0.1:{free_port()}/squalltest?retry_seconds=0.5"
     with pytest.raises(
-        StateBackendError, match=r"open_backend: HBase Thrift server at hbase://127\.0\.0\.1:\d+/squalltest failed"
+        StateBackendError,
+        match=r"open_backend: HBase Thrift server at hbase://127\.0\.0\.1:\d+/squalltest\?retry_seconds=0\.5 failed: "
+        r"TTransportException: .* \(still failing after retrying for 0\.5 s",
     ):
         open_backend(url)
 
@@ -117,6 +130,15 @@ def test_hbase_unreachable_fails_at_open():
     [
         ("hbase:///prefix", "open_backend: no host in 'hbase:///prefix'"),
         ("hbase://h:9090/bad prefix!", "open_backend: table prefix must match"),
+        (
+            "hbase://h:9090/p?timeout=5",
+            "open_backend: unknown option 'timeout' in .*; the valid option is: retry_seconds",
+        ),
+        (
+            "hbase://h:9090/p?retry_seconds=-1",
+            "open_backend: `retry_seconds` must be given once, as a number of seconds",
+        ),
+        ("hbase://h:x/p", "open_backend: bad URL 'hbase://h:x/p': a port that is not a number"),
     ],
 )
 def test_bad_hbase_urls(url, message):
