@@ -62,7 +62,7 @@ def main() -> None:
                      .with_timestamp_field("ts").with_lag(Duration(0))).global_grouping("rate")
     builder.set_bolt("arrival", Arrival()).global_grouping("count")
     runner = SparkRunner(spark, checkpoint_location=tempfile.mkdtemp(prefix="latency-ck-"),
-                         trigger_interval=Duration.milliseconds(500), heartbeat=False)
+                         trigger_interval=Duration.milliseconds(500), heartbeat=False, outputs_in_memory=None)
     handle = runner.submit("latency", builder.create_topology())
     started = time.time()
     time.sleep(args.seconds)

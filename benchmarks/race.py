@@ -157,7 +157,7 @@ def run_squall(spark, data: Path, bolt: Any, mode: str = "driver", state: str = 
                                           max_files_per_trigger=FILES_PER_BATCH))
     builder.set_bolt("sum", bolt, TASKS).fields_grouping("events", Fields("key"))
     runner = SparkRunner(spark, mode, state, checkpoint_location=tempfile.mkdtemp(prefix="race-ck-"),
-                         clock=step_clock())
+                         clock=step_clock(), outputs_in_memory=None)  # every window is checked
     start = time.perf_counter()
     handle = runner.submit(f"race-{uuid.uuid4().hex[:8]}", builder.create_topology(), available_now=True)
     handle.await_termination()

@@ -75,7 +75,7 @@ def run_squall(spark, data: Path, parallelism: int, mode: str = "driver", state:
                                           max_files_per_trigger=1))
     builder.set_bolt("sum", bolt, parallelism).fields_grouping("events", Fields("key"))
     runner = SparkRunner(spark, mode, state, checkpoint_location=tempfile.mkdtemp(prefix="bench-ck-"),
-                         clock=_step_clock())
+                         clock=_step_clock(), outputs_in_memory=None)  # every window is checked
     start = time.perf_counter()
     handle = runner.submit(f"bench-{uuid.uuid4().hex[:8]}", builder.create_topology(), available_now=True)
     handle.await_termination()

@@ -60,24 +60,29 @@ class BaseStatefulWindowedBolt(BaseWindowedBolt):
         return self._set(max_events_in_memory=count)
 
     def validate_recovery(self, component: str = "") -> None:
-        """Check that exactly one recovery mode is chosen (called when the bolt is built)."""
+        """Check that exactly one recovery mode is chosen; ``ValueError`` naming the method, bolt and value.
+
+        ``TopologyBuilder.create_topology()`` calls it for every stateful bolt (so a
+        topology with a bad choice never starts), and so does the task when built.
+        """
         cfg = self.window_config
-        who = f" (bolt {component!r})" if component else ""
+        who = f"bolt {component!r} ({type(self).__name__})" if component else type(self).__name__
         if cfg.message_id_field is None and not cfg.persistence:
             msg = (
-                f"BaseStatefulWindowedBolt: choose how windows recover{who}: "
-                "call with_message_id_field(name) or with_persistence()"
+                f"BaseStatefulWindowedBolt: {who} chooses no way to recover its windows; "
+                "call with_message_id_field(name) or with_persistence() (prefer with_persistence() on Spark)"
             )
             raise ValueError(msg)
         if cfg.max_events_in_memory is not None and not cfg.persistence:
             msg = (
-                f"with_max_events_in_memory: {cfg.max_events_in_memory} only applies to persistent windows{who}; "
-                "call with_persistence() too"
+                f"with_max_events_in_memory: {cfg.max_events_in_memory} only applies to persistent windows, "
+                f"but {who} recovers with with_message_id_field({cfg.message_id_field!r}); "
+                "call with_persistence() instead"
             )
             raise ValueError(msg)
         if cfg.message_id_field is not None and cfg.persistence:
             msg = (
-                f"with_message_id_field: {cfg.message_id_field!r} and with_persistence() both set{who}; "
+                f"with_message_id_field: {cfg.message_id_field!r} and with_persistence() are both set on {who}; "
                 "persistent windows need no message ids: keep one"
             )
             raise ValueError(msg)

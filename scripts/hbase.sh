@@ -7,7 +7,8 @@
 #                                          print "run_dir=... master_pid=... thrift_pid=..."
 #   scripts/hbase.sh stop [thrift_port]    stop the instance on that port (all instances without one)
 #
-# SQUALL_HBASE_HOME defaults to <repo>/.cache/hbase. Each instance lives in a fresh temp dir
+# SQUALL_PYTHON is the interpreter that checks readiness with happybase (default: python3 on PATH; the
+# tests pass the interpreter that runs them). SQUALL_HBASE_HOME defaults to <repo>/.cache/hbase. Each instance lives in a fresh temp dir
 # (data, logs, pid files), recorded in $SQUALL_HBASE_HOME/instances/<thrift_port>.
 # Other ports (ZooKeeper, master, region server) are chosen free; web UIs are off.
 set -euo pipefail
@@ -16,6 +17,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
 HOME_DIR="${SQUALL_HBASE_HOME:-$REPO/.cache/hbase}"
 START_TIMEOUT="${SQUALL_HBASE_START_TIMEOUT:-180}"
+PYTHON="${SQUALL_PYTHON:-python3}"
 
 die() { echo "hbase.sh: $*" >&2; exit 1; }
 
@@ -30,7 +32,7 @@ fetch() {
 }
 
 free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+  "$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
 write_site() {  # write_site <run_dir> <zk_port>
@@ -77,7 +79,7 @@ java_opts() {  # flags HBase's own bin/hbase uses on JDK 17, plus a quick-starti
 
 wait_ready() {  # wait_ready <thrift_port> <run_dir>
   local deadline=$((SECONDS + START_TIMEOUT))
-  until python3 - "$1" <<'PY' 2>/dev/null
+  until "$PYTHON" - "$1" <<'PY' 2>/dev/null
 import sys, happybase
 c = happybase.Connection("127.0.0.1", int(sys.argv[1]), timeout=10000, autoconnect=True)
 c.tables()
@@ -97,6 +99,8 @@ start() {
   [[ "$port" =~ ^[0-9]+$ ]] || die "start: expected a Thrift port number; got '${port}' instead"
   [ -d "$HOME_DIR/lib" ] || die "start: no jars in $HOME_DIR/lib; run 'scripts/hbase.sh fetch' first"
   command -v java >/dev/null || die "start: java not found; install a JDK 17 (apt-get install -y openjdk-17-jre-headless)"
+  "$PYTHON" -c 'import happybase' 2>/dev/null \
+    || die "start: '$PYTHON' cannot import happybase, which checks that HBase is ready; set SQUALL_PYTHON to the interpreter that has it (pip install happybase)"
   [ ! -e "$HOME_DIR/instances/$port" ] || die "start: an instance is already recorded for port $port; run 'scripts/hbase.sh stop $port'"
   run="$(mktemp -d "${TMPDIR:-/tmp}/squall-hbase.XXXXXX")"
   mkdir -p "$run/conf" "$run/root" "$run/zk" "$run/tmp" "$HOME_DIR/instances"

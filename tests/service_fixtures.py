@@ -12,6 +12,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -96,8 +97,9 @@ def hbase_url() -> Iterator[str]:
     if shutil.which("java") is None or not (home / "lib").is_dir():
         pytest.skip(f"no HBase jars in {home}/lib (or no java); run scripts/install_services.sh")
     port = free_port()
+    env = {**os.environ, "SQUALL_PYTHON": sys.executable}  # the script checks readiness with this interpreter
     result = subprocess.run(
-        ["bash", str(HBASE_SH), "start", str(port)], capture_output=True, text=True, timeout=300, check=False
+        ["bash", str(HBASE_SH), "start", str(port)], capture_output=True, text=True, timeout=300, check=False, env=env
     )
     try:
         if result.returncode != 0:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 from bolts import BaseBolt, BaseWindowedBolt, Fields
@@ -19,8 +20,8 @@ from topologies.topology import (
     BoltSpec,
     SpoutSpec,
     Topology,
+    check_bolt_inputs,
     check_subscription,
-    check_timestamp_field,
     topological_order,
 )
 
@@ -117,14 +118,19 @@ class TopologyBuilder:
 
         Refused: no spout; a bolt with no subscription; a subscription to an unknown
         component or to a stream it does not declare; a fields grouping on fields
-        the stream does not declare; an event-time bolt whose timestamp field an
-        input stream lacks; an invalid window configuration; a cycle.
+        the stream does not declare; an invalid window configuration; a stateful
+        bolt with no recovery mode, two, or a memory bound without persistence; a
+        field the bolt reads (timestamp, message id, aggregation key or input
+        field, inherited window bounds) that a subscribed stream lacks; a join not
+        subscribed to exactly its two streams; a cycle. A bolt that cannot be
+        deep-copied (each task runs its own copy) raises ``TypeError``.
         """
         if not self._spouts:
             msg = "create_topology: the topology has no spout; add one with set_spout(id, spout)"
             raise ValueError(msg)
         streams = {sid: dict(spec.spout.output_streams()) for sid, spec in self._spouts.items()}
         for bid, (bolt, _, _) in self._bolts.items():
+            _check_copyable(bid, bolt)
             if isinstance(bolt, BaseWindowedBolt):
                 bolt.window_config.validate(bid)
             streams[bid] = bolt.output_streams(bid)
@@ -137,9 +143,9 @@ class TopologyBuilder:
                     "returns, e.g. set_bolt(...).shuffle_grouping('spout')"
                 )
                 raise ValueError(msg)
+            inputs = [(sub, check_subscription(streams, bid, sub)) for sub in declarer.subscriptions]
+            check_bolt_inputs(bid, bolt, inputs)
             for sub in declarer.subscriptions:
-                fields = check_subscription(streams, bid, sub)
-                check_timestamp_field(bid, bolt, sub, fields)
                 subscribers.setdefault((sub.component, sub.stream), []).append((bid, sub.grouping))
             bolts[bid] = BoltSpec(bolt, parallelism, tuple(declarer.subscriptions))
         edges = {bid: tuple(s.component for s in spec.subscriptions) for bid, spec in bolts.items()}
@@ -148,6 +154,18 @@ class TopologyBuilder:
             spouts=dict(self._spouts), bolts=bolts, order=order, streams=streams,
             subscribers={k: tuple(v) for k, v in subscribers.items()},
         )
+
+
+def _check_copyable(bolt_id: str, bolt: BaseBolt) -> None:
+    """Each task runs its own deep copy of the bolt; a bolt that cannot be copied would fail at batch 0."""
+    try:
+        copy.deepcopy(bolt)
+    except Exception as err:  # deepcopy raises TypeError, PicklingError, or whatever a __reduce__ raises
+        msg = (
+            f"set_bolt: bolt {bolt_id!r} ({type(bolt).__name__}) cannot be deep-copied, and each task runs its own "
+            f"copy: {type(err).__name__}: {err}; build clients, locks and other resources in prepare(), not __init__"
+        )
+        raise TypeError(msg) from err
 
 
 def _parallelism(method: str, value: int) -> int:

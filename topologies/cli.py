@@ -71,7 +71,10 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--available-now", action="store_true", help="bounded run: read what is there, flush, stop")
     run.add_argument("--name", help="query name (default: the file's name)")
     run.add_argument("--progress-every", type=float, default=2.0, help="seconds between progress lines")
-    run.add_argument("--print-outputs", action="store_true", help="print every output as a JSON line at the end")
+    run.add_argument(
+        "--print-outputs", action="store_true",
+        help="print every output of this run as a JSON line at the end (read back from --output)",
+    )
     return p
 
 
@@ -104,14 +107,12 @@ def main(argv: list[str] | None = None) -> int:
     handle = runner.submit(name, load_topology(args.path), available_now=args.available_now)
     print(f"[{name}] running; checkpoint {checkpoint}", flush=True)
     watch(handle, args.progress_every)
-    outputs = handle.outputs()
     print(f"[{name}] done: {handle.progress.line()}", flush=True)
-    print(f"[{name}] {len(outputs)} outputs written to {Path(output) / name}", flush=True)
-    if args.print_outputs:
-        from topologies.executor.batch_log import to_json
-
-        for o in outputs:
-            print(json.dumps({"component": o.component, "stream": o.stream, "values": to_json(o.values)}))
+    print(f"[{name}] {handle.output_count} outputs written to {Path(output) / name}", flush=True)
+    if args.print_outputs:  # read back from the files: the handle keeps only the latest outputs in memory
+        for record in handle.executor.outputs.records():
+            print(json.dumps({"component": record["component"], "stream": record["stream"],
+                              "values": record["values"]}))
     return 0
 
 

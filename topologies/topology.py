@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from bolts import BaseBolt, BaseWindowedBolt, Fields
+from bolts import BaseBolt, BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, WindowedAggregateBolt
+from bolts.windowed_join_bolt import JoinAggregator
 from topologies.groupings import Grouping, Subscription
 from topologies.spouts.base import Spout
 
@@ -83,15 +84,63 @@ def check_subscription(topology_streams: Mapping[str, Mapping[str, Fields]], bol
     return fields
 
 
-def check_timestamp_field(bolt_id: str, bolt: BaseBolt, sub: Subscription, fields: Fields) -> None:
-    """An event-time bolt's timestamp field must be declared by every stream it subscribes to."""
-    if not isinstance(bolt, BaseWindowedBolt):
+Inputs = list[tuple[Subscription, Fields]]  # a bolt's subscriptions with the fields of each subscribed stream
+
+
+def check_bolt_inputs(bolt_id: str, bolt: BaseBolt, inputs: Inputs) -> None:
+    """Check a bolt's configuration against the streams it subscribes to; ``ValueError`` naming the bolt.
+
+    What a task would otherwise refuse when it is built or sees its first tuple,
+    at batch 0 on the cluster: a stateful bolt with no (or two) recovery modes, a
+    memory bound without persistence, and every field the bolt reads from its
+    input (timestamp, message id, aggregation key and input fields, inherited
+    window bounds) that a subscribed stream does not declare.
+    """
+    if isinstance(bolt, BaseWindowedBolt):
+        cfg = bolt.window_config
+        if isinstance(bolt, BaseStatefulWindowedBolt):
+            bolt.validate_recovery(bolt_id)
+        reads = [("with_timestamp_field", "takes timestamps from field", cfg.timestamp_field),
+                 ("with_message_id_field", "reads message ids from field", cfg.message_id_field)]
+    elif isinstance(bolt, WindowedAggregateBolt):
+        spec = bolt.build_spec(bolt_id)
+        reads = [("with_timestamp_field", "takes timestamps from field", spec.timestamp_field)]
+        reads += [("WindowedAggregateBolt", "groups by key field", name) for name in spec.key_fields or ()]
+        reads += [("WindowedAggregateBolt", f"aggregates with {spec.aggregator!r}, which reads field", name)
+                  for name in getattr(spec.aggregator, "input_fields", ())]
+        if spec.assigner is None:
+            reads += [("with_windows", "has no window assigner, so it takes each tuple's window from field", name)
+                      for name in ("window_start", "window_end")]
+        if isinstance(spec.aggregator, JoinAggregator):
+            check_join_streams(bolt_id, spec.aggregator, inputs)
+    else:
         return
-    ts_field = bolt.window_config.timestamp_field
-    if ts_field is not None and ts_field not in fields:
+    for method, what, name in reads:
+        for sub, fields in inputs:
+            if name is not None and name not in fields:
+                msg = (
+                    f"{method}: bolt {bolt_id!r} {what} {name!r}, but {sub.component}:{sub.stream} does not "
+                    f"declare it; its fields are: {', '.join(fields) or '(none)'}"
+                )
+                raise ValueError(msg)
+
+
+def check_join_streams(bolt_id: str, join: JoinAggregator, inputs: Inputs) -> None:
+    """A join takes exactly its two streams: both subscribed, and nothing else."""
+    sides = (join.left_stream, join.right_stream)
+    subscribed = [sub.stream for sub, _ in inputs]
+    missing = [s for s in sides if s not in subscribed]
+    if missing:
         msg = (
-            f"with_timestamp_field: bolt {bolt_id!r} takes timestamps from field {ts_field!r}, but "
-            f"{sub.component}:{sub.stream} does not declare it; its fields are: {', '.join(fields)}"
+            f"WindowedJoinBolt: bolt {bolt_id!r} joins streams {', '.join(map(repr, sides))}, but does not subscribe "
+            f"to {', '.join(map(repr, missing))}; it subscribes to: {', '.join(map(repr, subscribed))}"
+        )
+        raise ValueError(msg)
+    other = [f"{sub.component}:{sub.stream}" for sub, _ in inputs if sub.stream not in sides]
+    if other:
+        msg = (
+            f"WindowedJoinBolt: bolt {bolt_id!r} subscribes to {', '.join(other)}, which is neither of the joined "
+            f"streams {', '.join(map(repr, sides))}; subscribe only to those two"
         )
         raise ValueError(msg)
 

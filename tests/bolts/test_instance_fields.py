@@ -50,9 +50,9 @@ def same(a, b) -> bool:
         return False
     if isinstance(a, defaultdict) and a.default_factory is not b.default_factory:
         return False
-    if isinstance(a, dict):
+    if isinstance(a, dict):  # in order: msgpack keeps a dict's order (and a NaN key is found by no lookup)
         return len(a) == len(b) and all(
-            any(same(k, k2) for k2 in b) and same(a[k], b[k]) for k in a)
+            same(k, k2) and same(v, v2) for (k, v), (k2, v2) in zip(a.items(), b.items(), strict=True))
     if isinstance(a, set | frozenset):
         return len(a) == len(b) and all(any(same(x, y) for y in b) for x in a)
     if isinstance(a, list | tuple | deque):
