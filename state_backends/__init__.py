@@ -12,7 +12,7 @@ Open one from a URL::
 
 from __future__ import annotations
 
-from state_backends.base import MAX_BATCH_ID, Namespace, StateBackend, StateBackendError, WriteBatch
+from state_backends.base import MAX_BATCH_ID, CorruptStateError, Namespace, StateBackend, StateBackendError, WriteBatch
 from state_backends.key_value_state import KeyValueState
 from state_backends.serialization import decode, encode
 from state_backends.urls import redact, scheme_of
@@ -22,6 +22,7 @@ SCHEMES = ("memory", "redis", "rediss", "hbase")
 __all__ = [
     "MAX_BATCH_ID",
     "SCHEMES",
+    "CorruptStateError",
     "KeyValueState",
     "Namespace",
     "StateBackend",

@@ -14,6 +14,7 @@ Readers see committed data only: a commit is never half-visible.
 from __future__ import annotations
 
 import re
+import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping
 from types import TracebackType
@@ -32,6 +33,15 @@ class StateBackendError(Exception):
     down during a commit or times out for longer than the backend retries
     (``retry_seconds``). Retrying the same commit once the store is back
     completes it (or returns False if it had in fact been applied).
+    """
+
+
+class CorruptStateError(Exception):
+    """A stored record is not what squall committed: it fails its checksum, or the store's index disagrees.
+
+    The message names the backend (without password), the namespace and the
+    key. squall never builds a window from such a record; restore the store,
+    or start the query afresh (a new name, or its checkpoint deleted).
     """
 
 
@@ -139,6 +149,15 @@ class StateBackend(ABC):
         self.close()
 
 
+#: Bytes of the checksum in front of every value a namespace stores: CRC-32 of the key, then the value.
+CHECKSUM_BYTES = 4
+
+
+def _checksum(key: bytes, value: bytes) -> bytes:
+    # Over the key too, so a value moved to another key fails as well.
+    return zlib.crc32(value, zlib.crc32(key)).to_bytes(CHECKSUM_BYTES, "big")
+
+
 class Namespace:
     """One namespace of a backend: what a bolt task reads and commits.
 
@@ -151,20 +170,34 @@ class Namespace:
         self.name = name
 
     def get(self, key: bytes) -> bytes | None:
-        """The committed value of ``key``, or None."""
-        return self.backend.get(self.name, check_key("get", key))
+        """The committed value of ``key``, or None; :class:`CorruptStateError` when it fails its checksum."""
+        sealed = self.backend.get(self.name, check_key("get", key))
+        return None if sealed is None else self._open(key, sealed)
 
     def scan(self, prefix: bytes = b"") -> Iterator[tuple[bytes, bytes]]:
-        """Committed ``(key, value)`` pairs whose key starts with ``prefix``, in key byte order."""
-        return self.backend.scan(self.name, check_key("scan", prefix))
+        """Committed ``(key, value)`` pairs whose key starts with ``prefix``, in key byte order (checksums checked)."""
+        pairs = self.backend.scan(self.name, check_key("scan", prefix))  # a bad prefix fails here, not when iterated
+        return ((key, self._open(key, sealed)) for key, sealed in pairs)
+
+    def _open(self, key: bytes, sealed: bytes) -> bytes:
+        value = bytes(sealed[CHECKSUM_BYTES:])
+        if len(sealed) < CHECKSUM_BYTES or bytes(sealed[:CHECKSUM_BYTES]) != _checksum(key, value):
+            msg = (
+                f"{self.backend.url}: namespace {self.name!r}, key {key!r}: the stored record fails its checksum "
+                "(changed or damaged outside squall); restore the store, or start the query afresh under a new "
+                "name (or with its checkpoint deleted)"
+            )
+            raise CorruptStateError(msg)
+        return value
 
     def committed_batch_id(self) -> int | None:
         """The id of the last batch committed here, or None."""
         return self.backend.committed_batch_id(self.name)
 
     def commit(self, batch_id: int, puts: Mapping[bytes, bytes], deletes: Iterable[bytes] = ()) -> bool:
-        """See :meth:`StateBackend.commit`."""
-        return self.backend.commit(self.name, batch_id, puts, deletes)
+        """See :meth:`StateBackend.commit`; each value is stored with a checksum of its key and itself."""
+        sealed = {check_key("commit", k): _checksum(k, check_key("commit", v)) + v for k, v in puts.items()}
+        return self.backend.commit(self.name, batch_id, sealed, deletes)
 
     def begin(self) -> WriteBatch:
         """A new, empty write batch for this namespace."""

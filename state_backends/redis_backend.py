@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import TypeVar
 
-from state_backends.base import StateBackend, StateBackendError
+from state_backends.base import CorruptStateError, StateBackend, StateBackendError
 from state_backends.retry import RetryPolicy, transient_os_error, with_retry
 from state_backends.urls import redact, scrub
 
@@ -143,15 +143,26 @@ class RedisBackend(StateBackend):
     def scan(self, namespace: str, prefix: bytes = b"") -> Iterator[tuple[bytes, bytes]]:
         """Committed pairs whose key starts with ``prefix``, in key order, read in pages of 1000."""
         _, data, keys = self._keys(namespace)
+        sizes = self._call("scan", lambda: (self._client.hlen(data), self._client.zcard(keys)))
+        if sizes[0] != sizes[1]:
+            self._corrupt(namespace, f"its data hash holds {sizes[0]} keys but its key index {sizes[1]}")
         low, high = prefix_range(prefix)
         while True:
             page = self._call("scan", partial(self._page_script, keys=[data, keys], args=[low, high, PAGE_SIZE]))
             for i in range(0, len(page), 2):
-                if page[i + 1] is not None:
-                    yield page[i], page[i + 1]
+                if page[i + 1] is None:
+                    self._corrupt(namespace, f"key {page[i]!r} is in its key index but has no value")
+                yield page[i], page[i + 1]
             if len(page) < 2 * PAGE_SIZE:
                 return
             low = b"(" + page[-2]
+
+    def _corrupt(self, namespace: str, what: str) -> None:
+        msg = (
+            f"{self.url}: namespace {namespace!r}: {what} (changed outside squall); restore the store, or start "
+            "the query afresh under a new name (or with its checkpoint deleted)"
+        )
+        raise CorruptStateError(msg)
 
     def committed_batch_id(self, namespace: str) -> int | None:
         """The last committed batch id of ``namespace``, or None."""

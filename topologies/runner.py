@@ -12,6 +12,7 @@ from state_backends import open_backend, redact
 from state_backends.urls import scheme_of
 from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, Output, OutputLog
 from topologies.executor.batch_log import DEFAULT_OUTPUTS_IN_MEMORY, OutputSink, local_path
+from topologies.executor.store_check import check_store_not_behind
 from topologies.executor.stored import namespace_name
 from topologies.topology import Topology
 from windowing import Duration
@@ -199,6 +200,8 @@ class SparkRunner:
         checkpoint with the same in-memory window state (a replayed batch is exact).
         """
         self._check_submit(name, topology, available_now)
+        if scheme_of(self.state) != "memory":  # memory:// does not outlive the process, as documented
+            check_store_not_behind(self.backend, self.state, name, topology, self.checkpoint_location / name / "spark")
         executor = self._executor(name, topology)
         from topologies.executor import BatchLayout
 

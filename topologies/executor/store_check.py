@@ -1,0 +1,60 @@
+"""A store that lost data must not be used as if empty: the checkpoint's last batch against the store's commits.
+
+Every batch commits every task's namespace and the shuffle counters'
+(``<name>/__router``) with its batch id, in both modes. So once Spark's
+checkpoint records batch ``n`` as committed, a durable store holds at least
+``n`` in each of them. A store behind that lost what it held (a Redis restarted
+without persistence, a dropped HBase table): resuming from it would start
+windows and state afresh while the checkpoint goes on from ``n``, silently
+dropping what the lost state held. :func:`check_store_not_behind` refuses it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from state_backends import StateBackend, redact
+from topologies.executor.stored import ROUTER, namespace_name
+from topologies.topology import Topology
+
+
+def last_committed_batch(spark_checkpoint: Path) -> int | None:
+    """The highest batch id Spark's checkpoint records as committed (``commits/<id>``), None before any."""
+    commits = spark_checkpoint / "commits"
+    if not commits.is_dir():
+        return None
+    ids = [int(p.name) for p in commits.iterdir() if p.name.isdigit()]
+    return max(ids) if ids else None
+
+
+def check_store_not_behind(backend: StateBackend, url: str, name: str, topology: Topology,
+                           spark_checkpoint: Path) -> None:
+    """``RuntimeError`` when the store is behind the checkpoint of query ``name``.
+
+    The shuffle counters' namespace must hold the checkpoint's last batch (a
+    store that lost everything lost it too); every task namespace that holds a
+    commit must not be behind it (a store that lost part of its data). A task
+    namespace with no commit at all is a bolt added since, which starts empty.
+    """
+    last = last_committed_batch(spark_checkpoint)
+    if last is None:
+        return
+    namespaces = [namespace_name(name, ROUTER)]
+    namespaces += [
+        namespace_name(name, bid, i) for bid, spec in topology.bolts.items() for i in range(spec.parallelism)
+    ]
+    for ns in namespaces:
+        committed = backend.namespace(ns).committed_batch_id()
+        if committed is None and ns != namespaces[0]:
+            continue
+        if committed is None or committed < last:
+            held = "nothing" if committed is None else f"batch {committed}"
+            behind = last + 1 if committed is None else last - committed
+            msg = (
+                f"submit: the state store {redact(url)} is behind the checkpoint of {name!r}: namespace {ns!r} "
+                f"holds {held}, but Spark's checkpoint ({spark_checkpoint}) committed batch {last}, {behind} "
+                "batch(es) more; the store lost data (was it restarted without persistence?), and resuming would "
+                "start windows and state afresh mid-stream. To start afresh on purpose, delete the checkpoint "
+                f"directory {spark_checkpoint.parent} (or submit under a new name)"
+            )
+            raise RuntimeError(msg)
