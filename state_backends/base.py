@@ -177,7 +177,16 @@ class Namespace:
     def scan(self, prefix: bytes = b"") -> Iterator[tuple[bytes, bytes]]:
         """Committed ``(key, value)`` pairs whose key starts with ``prefix``, in key byte order (checksums checked)."""
         pairs = self.backend.scan(self.name, check_key("scan", prefix))  # a bad prefix fails here, not when iterated
-        return ((key, self._open(key, sealed)) for key, sealed in pairs)
+        return self._checked(pairs)
+
+    def _checked(self, pairs: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[bytes, bytes]]:
+        try:
+            for key, sealed in pairs:
+                yield key, self._open(key, sealed)
+        finally:  # a scan left early (a failed check, a consumer that stops) releases the store's cursor now
+            close = getattr(pairs, "close", None)
+            if close is not None:
+                close()
 
     def _open(self, key: bytes, sealed: bytes) -> bytes:
         value = bytes(sealed[CHECKSUM_BYTES:])
