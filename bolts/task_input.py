@@ -71,15 +71,6 @@ class Segment:
                 return Tuple.many(rows, fields, stream, source, task)  # type: ignore[arg-type]
         return [Tuple(values, fields, stream, source, task) for values in self.values()]
 
-    def to_arrow(self) -> pa.Table:
-        """The rows as an Arrow table (built from the rows when the segment holds rows)."""
-        if self.table is not None:
-            return self.table
-        import pyarrow as pa
-
-        rows = self.rows or []
-        return pa.table({name: [row[i] for row in rows] for i, name in enumerate(self.fields)})
-
 
 @dataclass
 class TaskInput:

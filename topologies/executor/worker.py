@@ -107,8 +107,8 @@ def run_partition(spec: StageSpec, index: int, partition: Iterable[bytes]) -> It
     yield (index, -1, None, None, result.watermark, result.fired, result.late)
 
 
-def run_one(spec: StageSpec, index: int, tuples: TaskInput) -> TaskResult:
-    """Run task ``index`` of the stage's bolt on ``tuples``, from the warm cache or rebuilt from the store."""
+def run_one(spec: StageSpec, index: int, batch: TaskInput) -> TaskResult:
+    """Run task ``index`` of the stage's bolt on ``batch``, from the warm cache or rebuilt from the store."""
     key = (spec.state_url, spec.topology, spec.component, index)
     cached = _TASKS.pop(key, None)
     store = TaskStore(_backend(spec.state_url).namespace(namespace_name(spec.topology, spec.component, index)))
@@ -118,14 +118,14 @@ def run_one(spec: StageSpec, index: int, tuples: TaskInput) -> TaskResult:
     task = built.task
     fired.count, late_before = 0, task.late_tuples
     if spec.closing:
-        run_task(task, tuples, None, spec.watermark)
+        run_task(task, batch, None, spec.watermark)
         task.close()
         emissions = built.sink.take()
     else:
         if spec.batch_id is None:
             msg = "run_one: a stage that is not closing needs a batch id"
             raise ValueError(msg)
-        emissions, current = run_stored(built, cached.store, spec.batch_id, tuples, spec.now_ms, spec.watermark)
+        emissions, current = run_stored(built, cached.store, spec.batch_id, batch, spec.now_ms, spec.watermark)
         if current:  # a task whose attempt lost to another's commit is rebuilt from the store next time
             cached.committed = spec.batch_id
             _TASKS[key] = cached
