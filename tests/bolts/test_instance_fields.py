@@ -10,7 +10,7 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bolts import BaseStatefulWindowedBolt, Fields, Tuple
@@ -60,6 +60,7 @@ def same(a, b) -> bool:
     return a == b
 
 
+@settings(deadline=None)  # no wall-clock limit on a noisy machine
 @given(values)
 def test_plain_data_comes_back_equal_and_of_the_same_types(value):
     assert same(decode_field(encode_field(value)), value)
