@@ -6,7 +6,7 @@ from bolts.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
 from bolts.base_windowed_bolt import BaseWindowedBolt
 from bolts.collector import OutputCollector, OutputFieldsDeclarer
 from bolts.context import TopologyContext
-from bolts.errors import TupleError
+from bolts.errors import ERROR_FIELDS, TupleError
 from bolts.stateful_windowed_bolt_executor import StatefulWindowedBoltExecutor, WindowStore
 from bolts.task import BoltTask, PlainBoltTask, make_task
 from bolts.tuples import DEFAULT_STREAM, Fields, Tuple
@@ -17,6 +17,7 @@ from bolts.windowed_join_bolt import WindowedJoinBolt
 
 __all__ = [
     "DEFAULT_STREAM",
+    "ERROR_FIELDS",
     "LATE_TUPLE_FIELD",
     "AggregateTask",
     "BaseBolt",

@@ -18,6 +18,9 @@ gives (the per-tuple path is the oracle of ``tests/event_time/test_columnar_aggr
 
 Rows that carry a retraction (``is_retraction``), rows without an integer
 timestamp, and everything the fast path does not cover take the per-tuple path.
+So does a segment whose values the aggregator refuses (``sum`` of a str): the
+aggregator runs before any window is created or changed, so the segment is left
+as it came, and the per-tuple path names (or rejects) the exact tuple.
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bolts.aggregate_spec import RETRACTION_FIELD
-from bolts.errors import TupleError
 from bolts.task_input import Segment
 from windowing.assigners import FixedWindows, GlobalWindows, SlidingWindows, Window
 from windowing.trigger_context import TriggerContext
@@ -108,8 +110,12 @@ def _key_codes(spec: AggregateSpec, table: Any) -> tuple[np.ndarray, list[tuple[
     return codes.astype(np.int64), keys
 
 
-def place_segment(task: AggregateTask, segment: Segment, watermark: int) -> None:
-    """Add ``segment``'s rows to their windows as ``task.execute`` would one by one (see the module docstring)."""
+def place_segment(task: AggregateTask, segment: Segment, watermark: int) -> bool:
+    """Add ``segment``'s rows to their windows as ``task.execute`` would one by one (see the module docstring).
+
+    False, with nothing changed, when the aggregator refuses the rows: the caller
+    then executes them one by one.
+    """
     import numpy as np
 
     spec, table = task.spec, segment.table
@@ -117,21 +123,27 @@ def place_segment(task: AggregateTask, segment: Segment, watermark: int) -> None
         msg = "place_segment: the segment holds rows, not a table; execute its tuples instead"
         raise ValueError(msg)
     ts = table.column(spec.timestamp_field).to_numpy().astype(np.int64)
-    task.marks.track((segment.source_component, segment.stream), int(ts.max()))
     key_codes, keys = _key_codes(spec, table)
     pair_rows, starts, ends = _windows(spec, ts)
     live = ends > watermark - spec.allowed_lateness_ms  # end + lateness > watermark, without overflow
     pair_rows, starts, ends = pair_rows[live], starts[live], ends[live]
     open_pairs = np.zeros(len(pair_rows), bool)
-    if len(pair_rows):
-        _add_groups(task, segment, watermark, ts, keys, key_codes[pair_rows], pair_rows, starts, ends, open_pairs)
+    if len(pair_rows) and not _add_groups(
+        task, segment, watermark, ts, keys, key_codes[pair_rows], pair_rows, starts, ends, open_pairs
+    ):
+        return False
+    task.marks.track((segment.source_component, segment.stream), int(ts.max()))
     _report_unplaced(task, segment, ts, pair_rows, open_pairs)
+    return True
 
 
 def _add_groups(task: AggregateTask, segment: Segment, watermark: int, ts: np.ndarray, keys: list[tuple[Any, ...]],
                 pair_keys: np.ndarray, pair_rows: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-                open_pairs: np.ndarray) -> None:
-    """Each (key, window) group's rows into its window, groups in first-touch order; marks the pairs added."""
+                open_pairs: np.ndarray) -> bool:
+    """Each (key, window) group's rows into its window, groups in first-touch order; marks the pairs added.
+
+    False, with no window created or changed, when the aggregator refuses the rows.
+    """
     import numpy as np
 
     spec = task.spec
@@ -140,22 +152,29 @@ def _add_groups(task: AggregateTask, segment: Segment, watermark: int, ts: np.nd
     group_of_pair = group_of_pair.reshape(-1)
     first_pair = np.full(len(groups), len(group_of_pair), np.int64)
     np.minimum.at(first_pair, group_of_pair, np.arange(len(group_of_pair)))
-    # The windows, created in first-touch order; a closed window takes no rows.
-    opened = []
+    # The open windows in first-touch order (a closed window takes no rows); new ones are created, in that
+    # order, only once the aggregator has taken the rows.
+    targets: list[tuple[tuple[Any, ...], Window, Any]] = []
     open_index = np.full(len(groups), -1, np.int64)
     for group in np.argsort(first_pair, kind="stable").tolist():
         pair = int(first_pair[group])
         key, window = keys[int(pair_keys[pair])], Window(int(starts[pair]), int(ends[pair]))
-        ws = task.table.by_key.get(key, {}).get(window) or task.table.create(key, window)
-        if not ws.closed:
-            open_index[group] = len(opened)
-            opened.append(ws)
-    if not opened:
-        return
+        ws = task.table.by_key.get(key, {}).get(window)
+        if ws is None or not ws.closed:
+            open_index[group] = len(targets)
+            targets.append((key, window, ws))
+    if not targets:
+        return True
     pair_window = open_index[group_of_pair]
     open_pairs[:] = pair_window >= 0
     rows, row_window = pair_rows[open_pairs], pair_window[open_pairs]  # row-major: rows in order per window
-    _add_rows(task, segment, opened, rows, row_window)
+    create = spec.aggregator.create
+    accs = _add_rows(task, segment, [create() if ws is None else ws.acc for _, _, ws in targets], rows, row_window)
+    if accs is None:
+        return False
+    opened = [task.table.create(key, window) if ws is None else ws for key, window, ws in targets]
+    for ws, acc in zip(opened, accs, strict=True):
+        ws.acc = acc
     counts = np.bincount(row_window, minlength=len(opened)).tolist()
     low = np.full(len(opened), np.iinfo(np.int64).max)
     high = np.full(len(opened), np.iinfo(np.int64).min)
@@ -171,11 +190,16 @@ def _add_groups(task: AggregateTask, segment: Segment, watermark: int, ts: np.nd
         ws.note_timestamps(lo, hi)
         task.dirty[ws.wid] = None
         task.table.touch(ws)
+    return True
 
 
-def _add_rows(task: AggregateTask, segment: Segment, opened: list[Any], rows: np.ndarray,
-              row_window: np.ndarray) -> None:
-    """Each window's rows added to its accumulator: one ``add_groups`` call, or ``add_column`` per window."""
+def _add_rows(task: AggregateTask, segment: Segment, accs: list[Any], rows: np.ndarray,
+              row_window: np.ndarray) -> list[Any] | None:
+    """Each window's accumulator with its rows added (one ``add_groups`` call, or ``add_column`` per window).
+
+    None when the aggregator refuses the rows (the ready aggregators change no
+    accumulator before they fail; a str in a ``sum`` fails at once).
+    """
     import numpy as np
     import pyarrow as pa
 
@@ -183,18 +207,13 @@ def _add_rows(task: AggregateTask, segment: Segment, opened: list[Any], rows: np
     taken = table.take(pa.array(rows))  # type: ignore[union-attr]
     try:
         if callable(getattr(aggregator, "add_groups", None)):
-            accs = aggregator.add_groups([ws.acc for ws in opened], taken, row_window)
-        else:
-            order = np.argsort(row_window, kind="stable")
-            bounds = np.searchsorted(row_window[order], np.arange(len(opened) + 1))
-            accs = [aggregator.add_column(ws.acc, taken.take(pa.array(order[bounds[i] : bounds[i + 1]])))
-                    for i, ws in enumerate(opened)]
-    except (TypeError, ValueError) as exc:
-        first = segment.tuples()[int(rows[0])]
-        msg = f"WindowedAggregateBolt: the aggregator {aggregator!r} cannot take {first!r} and its rows: {exc}"
-        raise TupleError(msg) from exc
-    for ws, acc in zip(opened, accs, strict=True):
-        ws.acc = acc
+            return aggregator.add_groups(accs, taken, row_window)  # type: ignore[no-any-return]
+        order = np.argsort(row_window, kind="stable")
+        bounds = np.searchsorted(row_window[order], np.arange(len(accs) + 1))
+        return [aggregator.add_column(acc, taken.take(pa.array(order[bounds[i] : bounds[i + 1]])))
+                for i, acc in enumerate(accs)]
+    except (TypeError, ValueError):
+        return None
 
 
 def _report_unplaced(task: AggregateTask, segment: Segment, ts: np.ndarray, pair_rows: np.ndarray,

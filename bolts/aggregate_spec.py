@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 from bolts.errors import TupleError
@@ -64,8 +65,36 @@ class AggregateSpec:
             return None
         return key[0] if len(key) == 1 else list(key)
 
+    def check(self, tup: Any) -> None:
+        """``TupleError`` when ``tup`` cannot go into any window: :meth:`add` would refuse it for what it lacks.
+
+        Checked before the tuple is placed when the bolt has an error stream, so a
+        rejected tuple leaves no window behind: the aggregator's input fields, the
+        ability to retract, and (with no assigner) integer ``window_start`` and
+        ``window_end`` fields.
+        """
+        self._check_fields(tup)
+        if self.assigner is None:
+            for name in ("window_start", "window_end"):
+                value = tup.get(name, 0)  # a missing field is named when the tuple is placed
+                if isinstance(value, bool) or not isinstance(value, Integral):
+                    msg = (
+                        f"with_windows: the window bounds of an incoming pane must be ints; got {name}={value!r} "
+                        f"in {tup!r}"
+                    )
+                    raise TupleError(msg)
+
     def add(self, acc: Any, tup: Any) -> Any:
         """Add ``tup`` to ``acc``, or retract it when it is an upstream retraction; ``TupleError`` on bad input."""
+        self._check_fields(tup)
+        retracting = RETRACTION_FIELD in tup.fields and bool(tup[RETRACTION_FIELD])
+        try:
+            return self.aggregator.retract(acc, tup) if retracting else self.aggregator.add(acc, tup)
+        except (TypeError, ValueError) as exc:
+            msg = f"WindowedAggregateBolt: the aggregator {self.aggregator!r} cannot take {tup!r}: {exc}"
+            raise TupleError(msg) from exc
+
+    def _check_fields(self, tup: Any) -> None:
         for name in getattr(self.aggregator, "input_fields", ()):
             if name not in tup.fields:
                 msg = (
@@ -80,8 +109,3 @@ class AggregateSpec:
                 "has no retract(acc, tuple); use one that can retract (count, sum, mean, collect)"
             )
             raise TupleError(msg)
-        try:
-            return self.aggregator.retract(acc, tup) if retracting else self.aggregator.add(acc, tup)
-        except (TypeError, ValueError) as exc:
-            msg = f"WindowedAggregateBolt: the aggregator {self.aggregator!r} cannot take {tup!r}: {exc}"
-            raise TupleError(msg) from exc

@@ -89,6 +89,8 @@ class AggregateTask(BoltTask):
         self.watermark_at_batch_end = watermark_at_batch_end
         self._read_ts = self._timestamp_reader()
         self._columnar = supports(self.spec)  # whether batches can be placed on columns (aggregate_columnar)
+        # With an error stream, a tuple is checked before it is placed, so a rejected one leaves no window behind.
+        self._screens = getattr(bolt, "error_stream", None) is not None
 
     # Life cycle ---------------------------------------------------------------------------------
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
@@ -114,22 +116,43 @@ class AggregateTask(BoltTask):
 
     # Input --------------------------------------------------------------------------------------
     def execute_batch(self, batch: TaskInput) -> None:
-        """Deliver a batch: columnar segments placed at once where the aggregation allows, other tuples one by one."""
+        """Deliver a batch: columnar segments placed at once where the aggregation allows, other tuples one by one.
+
+        A segment whose values the aggregator refuses goes one by one too (nothing
+        of it was placed), so the tuple at fault is rejected or named exactly.
+        """
         if not self._columnar:
             super().execute_batch(batch)
             return
         for segment in batch.segments:
-            if takes(self.spec, segment):
-                place_segment(self, segment, self._watermark)
-            else:
-                for tup in segment.tuples():
-                    self.execute(tup)
+            if takes(self.spec, segment) and place_segment(self, segment, self._watermark):
+                continue
+            for tup in segment.tuples():
+                self.execute(tup)
 
     def execute(self, tup: Tuple) -> None:
-        """Add a tuple to its windows, or drop it as late (counted; sent to the late stream when set)."""
-        ts = self._read_ts(tup)
-        key = self.spec.key_of(tup)
+        """Add a tuple to its windows, drop it as late (counted; sent to the late stream when set), or reject it.
+
+        A tuple without a readable timestamp or key, or with values the aggregator
+        refuses, is rejected (:meth:`BoltTask.reject`): onto the error stream, or
+        the batch fails.
+        """
+        try:
+            ts = self._read_ts(tup)
+            key = self.spec.key_of(tup)
+            if self._screens:
+                self.spec.check(tup)
+                self.spec.add(self.spec.aggregator.create(), tup)  # a value no accumulator takes
+        except TupleError as error:
+            self.reject(tup, error)
+            return
         self.marks.track((tup.source_component, tup.stream), ts)
+        try:
+            self._place(tup, key, ts)
+        except TupleError as error:  # refused by a window's accumulator (a str after ints in a max)
+            self.reject(tup, error)
+
+    def _place(self, tup: Tuple, key: tuple[Any, ...], ts: int) -> None:
         placed = self.table.place(key, ts, tup, self._watermark, self.clock.now())
         for ws in placed.seeded:
             self.dirty[ws.wid] = None

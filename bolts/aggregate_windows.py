@@ -12,6 +12,7 @@ from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import count
+from numbers import Integral
 from typing import Any, NamedTuple
 
 from bolts.aggregate_spec import AggregateSpec
@@ -324,5 +325,9 @@ def _inherited(tup: Any) -> Window:
                 f"window_start/window_end, but {tup!r} has no field {name!r}; call with_windows(...) "
                 "(for example with_windows(GlobalWindows()))"
             )
+            raise TupleError(msg)
+        value = tup[name]
+        if isinstance(value, bool) or not isinstance(value, Integral):
+            msg = f"with_windows: the window bounds of an incoming pane must be ints; got {name}={value!r} in {tup!r}"
             raise TupleError(msg)
     return Window(int(tup["window_start"]), int(tup["window_end"]))

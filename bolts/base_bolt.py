@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from bolts.collector import OutputCollector, OutputFieldsDeclarer
 from bolts.context import TopologyContext
+from bolts.errors import ERROR_FIELDS
 from bolts.tuples import Fields, Tuple
 
 
@@ -14,11 +15,15 @@ class BaseBolt:
 
     Override ``execute(tuple)`` and ``declare_output_fields(declarer)``; keep the
     collector from ``prepare`` to emit. ``cleanup`` runs when the topology stops.
+    ``with_error_stream(stream_id)`` sends the tuples the bolt rejects (a
+    :class:`bolts.TupleError`) to a stream instead of failing the batch.
     """
 
     #: Whether the bolt's tasks keep their state in a state backend, committed with every batch, wherever
     #: they run (stateful windowed bolts, windowed aggregations and joins).
     stores_task_state: ClassVar[bool] = False
+
+    _error_stream: str | None = None
 
     def prepare(self, conf: dict[str, Any], context: TopologyContext, collector: OutputCollector) -> None:
         """Called once per task before any tuple; the default keeps the collector as ``self.collector``."""
@@ -39,8 +44,54 @@ class BaseBolt:
         """Per-component configuration merged into ``conf`` at ``prepare``."""
         return {}
 
+    def with_error_stream(self, stream_id: str) -> Self:
+        """Emit each tuple the bolt rejects on ``stream_id`` instead of failing the batch.
+
+        A tuple is rejected when processing it raises :class:`bolts.TupleError`
+        (a missing or null timestamp, a missing key field, a value the aggregator
+        cannot take, or a ``TupleError`` the bolt's own ``execute`` raises). The
+        stream has the fields ``tuple`` (the input ``Tuple``, with its values,
+        fields, stream and source), ``component`` (this bolt's id) and ``reason``
+        (the error's message); it is declared for you. Without an error stream
+        a ``TupleError`` fails the batch.
+        """
+        if not isinstance(stream_id, str):
+            kind = type(stream_id).__name__
+            msg = f"with_error_stream: `stream_id` must be a str; got {stream_id!r} ({kind}) instead"
+            raise TypeError(msg)
+        if not stream_id:
+            msg = "with_error_stream: `stream_id` must not be empty"
+            raise ValueError(msg)
+        self._error_stream = stream_id
+        return self
+
+    @property
+    def error_stream(self) -> str | None:
+        """The stream rejected tuples go to (``with_error_stream``); None when a rejected tuple fails the batch."""
+        return self._error_stream
+
     def output_streams(self, component: str = "") -> dict[str, Fields]:
-        """The streams this bolt declares, with their fields."""
+        """The streams this bolt declares, with their fields, plus its error stream when one is set.
+
+        ``ValueError`` naming ``with_error_stream`` when the error stream's id is
+        a stream the bolt declares otherwise (its late-tuple stream included).
+        """
+        streams = self._declared_streams(component)
+        stream = self.error_stream
+        if stream is not None:
+            fields = Fields(ERROR_FIELDS)
+            if stream in streams and streams[stream] != fields:
+                who = f"bolt {component!r}" if component else type(self).__name__
+                msg = (
+                    f"with_error_stream: {who} already declares stream {stream!r} as {streams[stream]!r}; "
+                    f"choose a stream id that is none of: {', '.join(sorted(streams))}"
+                )
+                raise ValueError(msg)
+            streams[stream] = fields
+        return streams
+
+    def _declared_streams(self, component: str) -> dict[str, Fields]:
+        """The streams ``declare_output_fields`` declares (windowed bolts add their late-tuple stream)."""
         declarer = OutputFieldsDeclarer(component)
         self.declare_output_fields(declarer)
         return declarer.streams

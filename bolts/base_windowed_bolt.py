@@ -24,7 +24,8 @@ class BaseWindowedBolt(EventTimeOptions, BaseBolt):
     returns the bolt, so calls chain. Rules that involve several settings (a lag
     only with event time, ...) are checked when the bolt is built into a harness or
     a topology. The late-tuple stream is declared for you with the field
-    ``late_tuple``.
+    ``late_tuple``, and the error stream (``with_error_stream``) with the fields
+    ``tuple``, ``component`` and ``reason``.
     """
 
     _window_config: WindowConfig
@@ -76,9 +77,9 @@ class BaseWindowedBolt(EventTimeOptions, BaseBolt):
         return cfg.timestamp_field or cfg.timestamp_extractor
 
     # Output ---------------------------------------------------------------------------------
-    def output_streams(self, component: str = "") -> dict[str, Fields]:
+    def _declared_streams(self, component: str) -> dict[str, Fields]:
         """The declared streams plus the late-tuple stream, when one is configured."""
-        streams = super().output_streams(component)
+        streams = super()._declared_streams(component)
         late = self.window_config.late_tuple_stream
         if late is not None:
             if late in streams and streams[late] != Fields(LATE_TUPLE_FIELD):

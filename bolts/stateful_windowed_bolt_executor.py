@@ -27,7 +27,7 @@ from bolts.window_state_codec import (
     seq_of,
     unpack,
 )
-from bolts.windowed_bolt_executor import WindowedBoltExecutor
+from bolts.windowed_bolt_executor import TupleCheck, WindowedBoltExecutor
 from state_backends import KeyValueState
 from windowing import Event, TupleWindow
 from windowing.event_buffer import BufferFactory, EventBuffer
@@ -106,9 +106,9 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         self._schemas = Schemas()
         bound = bolt.window_config.max_events_in_memory
         self._pages = WindowPages(store, self._schemas, bound) if bound is not None else None
+        self._msg_field = bolt.window_config.message_id_field  # before the base class builds its input check
         super().__init__(bolt, **kwargs)
         self.persistent = self.config.persistence or not self.stateful or persist_windows
-        self._msg_field = self.config.message_id_field
         self._added: dict[int, Event[Tuple]] = {}
         self._removed: set[int] = set()
         self._progress: dict[StreamKey, list[int]] = {}  # stream -> [last expired id, last evaluated id]
@@ -117,6 +117,10 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
 
     def _buffer_factory(self) -> BufferFactory:
         return self._pages.buffer if self._pages is not None else EventBuffer
+
+    def _input_check(self) -> TupleCheck | None:
+        """With message ids, every input tuple must carry an int id: checked (or rejected) before it is held."""
+        return self._message_id if self._msg_field is not None else None
 
     # Life cycle -------------------------------------------------------------------------------
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
@@ -172,7 +176,11 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
 
     def _replay(self, tup: Tuple, recovery: _Recovery) -> None:
         stream = (tup.source_component, tup.stream)
-        msg_id = self._message_id(tup)
+        try:
+            msg_id = self._message_id(tup)
+        except TupleError as error:
+            self.reject(tup, error)
+            return
         found = recovery.index.pop((stream, msg_id), None)
         if found is None:
             last_expired = self._progress.get(stream, [None, None])[0]
@@ -245,7 +253,7 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         if field_name is None or field_name not in tup.fields:
             msg = (
                 f"with_message_id_field: tuple from {tup.source_component}:{tup.stream} has no field "
-                f"{field_name!r}; its fields are: {', '.join(tup.fields)}"
+                f"{field_name!r}; its fields are: {', '.join(tup.fields)} (tuple: {tup!r})"
             )
             raise TupleError(msg)
         value = tup[field_name]

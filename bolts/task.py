@@ -15,14 +15,22 @@ from typing import Any
 from bolts.base_bolt import BaseBolt
 from bolts.collector import EmitSink, OutputCollector
 from bolts.context import TopologyContext
+from bolts.errors import TupleError
 from bolts.task_input import TaskInput
 from bolts.tuples import Fields, Tuple
 
 
 class BoltTask(ABC):
-    """The driver-facing side of one bolt task."""
+    """The driver-facing side of one bolt task.
+
+    A tuple the bolt cannot process goes through :meth:`reject`: onto the bolt's
+    error stream when it has one (``with_error_stream``), else its
+    :class:`TupleError` fails the batch.
+    """
 
     late_tuples: int = 0
+    rejected_tuples: int = 0
+    collector: OutputCollector | None = None
 
     def __init__(
         self, bolt: Any, *, component: str, input_streams: Iterable[tuple[str, str]], task_index: int, parallelism: int
@@ -37,6 +45,19 @@ class BoltTask(ABC):
     @abstractmethod
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
         """Prepare the bolt with a collector that sends emitted tuples to ``sink``."""
+
+    def reject(self, tup: Tuple, error: Exception) -> None:
+        """``tup`` cannot be processed: emit it on the bolt's error stream, or raise ``error``.
+
+        Only a :class:`TupleError` goes to the error stream, as ``[tup, component,
+        message]``; any other exception, and every error of a bolt without an
+        error stream, is raised (the batch fails, naming the tuple).
+        """
+        stream = getattr(self.bolt, "error_stream", None)
+        if stream is None or not isinstance(error, TupleError) or self.collector is None:
+            raise error
+        self.rejected_tuples += 1
+        self.collector.emit([tup, self.component, str(error)], stream)
 
     @abstractmethod
     def execute(self, tup: Tuple) -> None:
@@ -98,15 +119,18 @@ class PlainBoltTask(BoltTask):
 
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
         """Prepare the bolt."""
-        collector = OutputCollector(self.output_streams, sink, self.component)
+        self.collector = OutputCollector(self.output_streams, sink, self.component)
         context = TopologyContext(
             self.component, self.task_index, self.parallelism, self.input_streams, self.output_streams
         )
-        self.bolt.prepare({**conf, **self.bolt.get_component_configuration()}, context, collector)
+        self.bolt.prepare({**conf, **self.bolt.get_component_configuration()}, context, self.collector)
 
     def execute(self, tup: Tuple) -> None:
-        """Call the bolt's ``execute``."""
-        self.bolt.execute(tup)
+        """Call the bolt's ``execute``; a :class:`TupleError` it raises rejects the tuple (:meth:`reject`)."""
+        try:
+            self.bolt.execute(tup)
+        except TupleError as error:
+            self.reject(tup, error)
 
     def advance_to(self, now_ms: int) -> None:
         """Record the time; a plain bolt has no timers."""

@@ -8,7 +8,7 @@ the caller moves processing time with :meth:`advance_to`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import groupby
 from numbers import Integral
 from operator import attrgetter
@@ -43,6 +43,7 @@ WindowObserver = Callable[[TupleWindow[Tuple]], None]
 
 # A batch's timestamps, read up to the first tuple whose timestamp cannot be read, and that tuple's error.
 BatchTimestamps = tuple[list[int], Exception | None]
+TupleCheck = Callable[[Tuple], object]  # raises TupleError for a tuple the task cannot take
 
 _stream_of = attrgetter("source_component", "stream")
 
@@ -78,7 +79,9 @@ class WindowedBoltExecutor(BoltTask):
 
     :meth:`execute_batch` gives exactly what :meth:`execute` of each tuple in
     turn gives, adding the batch at once where no window can fire within it
-    (everywhere but a processing-time count slide).
+    (everywhere but a processing-time count slide). A tuple whose timestamp
+    cannot be read is rejected (:meth:`BoltTask.reject`) before it reaches a
+    window: onto the error stream, or the batch fails.
     """
 
     def __init__(
@@ -107,6 +110,7 @@ class WindowedBoltExecutor(BoltTask):
         self.watermarks = (
             WatermarkGenerator(self.input_streams, self.config.lag_ms) if self.config.event_time else None
         )
+        self._check = self._input_check()
         self._extract = self._timestamp_reader()
         self._read_batch = self._batch_timestamp_reader()
         self._add_batch = self._batch_path()
@@ -119,6 +123,10 @@ class WindowedBoltExecutor(BoltTask):
     def _buffer_factory(self) -> BufferFactory:
         """How the window's event buffer is built (stateful tasks may page it to their store)."""
         return EventBuffer
+
+    def _input_check(self) -> TupleCheck | None:
+        """A check every input tuple must pass besides its timestamp (stateful tasks check message ids)."""
+        return None
 
     # Life cycle -------------------------------------------------------------------------------
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
@@ -147,11 +155,15 @@ class WindowedBoltExecutor(BoltTask):
 
     # Input ------------------------------------------------------------------------------------
     def execute(self, tup: Tuple) -> None:
-        """Add a tuple to the window, or route it as late."""
-        if self.watermarks is None:
-            self._held((self.manager.add(tup, self.clock.now()),))
+        """Add a tuple to the window, route it as late, or reject it (its timestamp cannot be read)."""
+        try:
+            ts = self._extract(tup)  # the processing time when there is no event time
+        except TupleError as error:
+            self.reject(tup, error)
             return
-        ts = self._extract(tup)
+        if self.watermarks is None:
+            self._held((self.manager.add(tup, ts),))
+            return
         if self.watermarks.track((tup.source_component, tup.stream), ts):
             self._held((self.manager.add(tup, ts),))
         else:
@@ -174,6 +186,8 @@ class WindowedBoltExecutor(BoltTask):
             return self._add_event_time_batch
         if self.config.spec().fires_on_arrival:
             return self._execute_each
+        if self._check is not None:
+            return self._add_checked_processing_time_batch
         return self._add_processing_time_batch
 
     def _execute_each(self, tuples: list[Tuple]) -> None:
@@ -183,11 +197,35 @@ class WindowedBoltExecutor(BoltTask):
     def _add_processing_time_batch(self, tuples: list[Tuple]) -> None:
         self._held(self.manager.add_all(tuples, [self.clock.now()] * len(tuples)))
 
+    def _add_checked_processing_time_batch(self, tuples: list[Tuple]) -> None:
+        for run, stamps in self._stamped_runs(tuples):
+            if run:
+                self._held(self.manager.add_all(run, stamps))
+
+    def _stamped_runs(self, tuples: list[Tuple]) -> Iterator[tuple[list[Tuple], list[int]]]:
+        """The batch in runs of tuples with their timestamps, each tuple between two runs rejected in turn.
+
+        The watermark does not move within a batch, so adding the runs one after
+        the other gives what adding the batch at once would, and the rejected
+        tuples are reported in arrival order; when one fails the batch, the
+        tuples before it have been processed, as one by one.
+        """
+        while True:
+            stamps, error = self._read_batch(tuples)
+            done = len(stamps)
+            yield tuples[:done], stamps
+            if error is None:
+                return
+            self.reject(tuples[done], error)
+            tuples = tuples[done + 1 :]
+
     def _add_event_time_batch(self, tuples: list[Tuple]) -> None:
+        for run, stamps in self._stamped_runs(tuples):
+            if run:
+                self._add_stamped(run, stamps)
+
+    def _add_stamped(self, tuples: list[Tuple], stamps: list[int]) -> None:
         watermarks = cast(WatermarkGenerator, self.watermarks)  # this path is chosen in event time only
-        stamps, error = self._read_batch(tuples)
-        if error is not None:  # the tuples before the failing one are processed, as one by one
-            tuples = tuples[: len(stamps)]
         start = 0
         for stream, run in groupby(tuples, _stream_of):
             end = start + len(list(run))
@@ -203,8 +241,6 @@ class WindowedBoltExecutor(BoltTask):
         self._held(self.manager.add_all(tuples, stamps))
         for tup, ts in late:
             self._late(tup, ts)
-        if error is not None:
-            raise error
 
     def _held(self, events: Sequence[Event[Tuple]]) -> None:
         """Tuples were added to the window, in arrival order (stateful tasks record them)."""
@@ -305,6 +341,19 @@ class WindowedBoltExecutor(BoltTask):
 
     # Timestamps -------------------------------------------------------------------------------
     def _timestamp_reader(self) -> Callable[[Tuple], int]:
+        """Reads a tuple's timestamp (the processing time when there is no event time), after the input check."""
+        read = self._plain_timestamp_reader()
+        check = self._check
+        if check is None:
+            return read
+
+        def read_checked(tup: Tuple) -> int:
+            check(tup)
+            return read(tup)
+
+        return read_checked
+
+    def _plain_timestamp_reader(self) -> Callable[[Tuple], int]:
         field = self.config.timestamp_field
         extractor = self.config.timestamp_extractor
         if field is not None:
@@ -323,9 +372,8 @@ class WindowedBoltExecutor(BoltTask):
             return lambda tup: _as_millis("with_timestamp_extractor", "the extractor's result", extractor(tup), tup)
         return lambda tup: self.clock.now()
 
-
     def _batch_timestamp_reader(self) -> Callable[[list[Tuple]], BatchTimestamps]:
-        """Reads a batch's timestamps (event time): the errors are :meth:`_timestamp_reader`'s, at the same tuple."""
+        """Reads a batch's timestamps: the errors are :meth:`_timestamp_reader`'s, at the same tuple."""
         read_one = self._extract
         field = self.config.timestamp_field
 
@@ -338,7 +386,7 @@ class WindowedBoltExecutor(BoltTask):
                     return stamps, error
             return stamps, None
 
-        if field is None:
+        if field is None or self._check is not None:
             return read_each
 
         def read_column(tuples: list[Tuple]) -> BatchTimestamps:

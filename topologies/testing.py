@@ -57,6 +57,7 @@ class _Committed:
     emitted: int
     late: int
     now: int
+    rejected: int = 0
 
 
 class BoltHarness:
@@ -68,8 +69,11 @@ class BoltHarness:
     Processing time starts at ``start_time_ms``.
 
     Records ``windows`` (one :class:`Activation` per activation), ``emitted``
-    (``(stream, values)`` in emission order, the late-tuple stream included) and
-    ``late`` (the late input tuples, in arrival order).
+    (``(stream, values)`` in emission order, the late-tuple and error streams
+    included), ``late`` (the late input tuples, in arrival order) and
+    ``rejected`` (the input tuples the bolt sent to its error stream,
+    ``with_error_stream``, in arrival order; without one, :meth:`feed` raises
+    the bolt's ``TupleError``).
 
     A stateful windowed bolt needs ``state`` (a windowed aggregation takes one
     too, and keeps its windows in memory without it): a backend URL (``"memory://"``,
@@ -113,6 +117,7 @@ class BoltHarness:
         self.windows: list[Activation] = []
         self.emitted: list[tuple[str, list[Any]]] = []
         self.late: list[Tuple] = []
+        self.rejected: list[Tuple] = []
         self.component = component
         self.conf = conf or {}
         if isinstance(state, str):  # a backend URL: the task gets its own namespace there
@@ -163,7 +168,7 @@ class BoltHarness:
             raise
         if attributes is not None:
             attributes.committed()
-        self._committed = _Committed(len(self.windows), len(self.emitted), len(self.late), self.now)
+        self._committed = _Committed(len(self.windows), len(self.emitted), len(self.late), self.now, len(self.rejected))
         self._committed_log = [t for t in self._log if id(t) not in self._acked]
         return self._batch_id
 
@@ -178,7 +183,7 @@ class BoltHarness:
         """
         self._stateful_task("restart")
         c = self._committed
-        del self.windows[c.windows :], self.emitted[c.emitted :], self.late[c.late :]
+        del self.windows[c.windows :], self.emitted[c.emitted :], self.late[c.late :], self.rejected[c.rejected :]
         self._now = c.now
         replay = getattr(self, "_committed_log", [])
         self._log = list(replay)
@@ -247,10 +252,12 @@ class BoltHarness:
 
     def _deliver(self, tup: Tuple) -> None:
         self._log.append(tup)
-        late_before = self.task.late_tuples
+        late_before, rejected_before = self.task.late_tuples, self.task.rejected_tuples
         self.task.execute(tup)
         if self.task.late_tuples != late_before:
             self.late.append(tup)
+        if self.task.rejected_tuples != rejected_before:
+            self.rejected.append(tup)
 
     def feed_batch(
         self, rows: Sequence[Mapping[str, Any] | Sequence[Any]], stream: str = DEFAULT_STREAM

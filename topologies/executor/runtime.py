@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from bolts import BoltTask
 from bolts.task_input import TaskInput
+from topologies.executor.batch_layout import SpoutStreams
 from topologies.executor.stored import BackendStores, TaskStore, resume, run_stored
 from topologies.executor.tasks import BuiltTask, build_task, lowest_watermark, run_task, takes_watermarks
 from topologies.executor.wire import Emission
@@ -96,14 +97,22 @@ class Router:
         return outputs
 
 
-SpoutData = Sequence[Sequence[Any]] | Any  # a spout's rows, or a pyarrow.Table with a column per field
+# A spout's rows, a pyarrow.Table with a column per field, or SpoutStreams (tables on several streams).
+SpoutData = Sequence[Sequence[Any]] | Any
 
 
 def route_spouts(router: Router, topology: Topology, spout_rows: Mapping[str, SpoutData]) -> None:
-    """Each spout's rows (or Arrow table) become tuples on its stream, in order, routed by ``router``."""
+    """Each spout's rows (or Arrow table) become tuples on its stream, in order, routed by ``router``.
+
+    A spout's :class:`SpoutStreams` are routed stream by stream, in their order
+    (its tuples, then its malformed records).
+    """
     for sid, data in spout_rows.items():
         stream = topology.spouts[sid].spout.stream
-        if hasattr(data, "num_rows"):
+        if isinstance(data, SpoutStreams):
+            for name, table in data.tables.items():
+                router.route_table(sid, SPOUT_TASK, name, table)
+        elif hasattr(data, "num_rows"):
             router.route_table(sid, SPOUT_TASK, stream, data)
         else:
             for row in data:

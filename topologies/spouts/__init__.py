@@ -1,8 +1,11 @@
-"""Spouts over Spark sources: files, the rate source, and any streaming DataFrame."""
+"""Spouts over Spark sources: files, Kafka topics, the rate source, and any streaming DataFrame."""
 
 from topologies.spouts.base import Spout
 from topologies.spouts.dataframe_spout import DataFrameSpout
 from topologies.spouts.file_spout import FileSpout
+from topologies.spouts.kafka_connector import connector_jars
+from topologies.spouts.kafka_spout import KafkaSpout
+from topologies.spouts.malformed import MalformedRecordError
 from topologies.spouts.rate_spout import RateSpout
 
-__all__ = ["DataFrameSpout", "FileSpout", "RateSpout", "Spout"]
+__all__ = ["DataFrameSpout", "FileSpout", "KafkaSpout", "MalformedRecordError", "RateSpout", "Spout", "connector_jars"]

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from bolts.tuples import DEFAULT_STREAM, Fields
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    import pyarrow as pa
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 
 def as_fields(method: str, fields: Fields | Sequence[str]) -> Fields:
@@ -29,6 +30,9 @@ class Spout(ABC):
 
     Every spout emits on one stream (``stream``, ``"default"`` unless given) with
     the fields it declares; a row becomes one tuple with those fields, in order.
+    A spout may declare more streams (a file spout's error stream): its
+    DataFrame then carries :meth:`side_columns` after the fields, and
+    :meth:`split` cuts each batch into the rows of each stream.
     """
 
     #: Whether the source supports Spark's ``availableNow`` trigger (a bounded run).
@@ -43,15 +47,28 @@ class Spout(ABC):
         self.stream = stream
 
     def output_streams(self) -> dict[str, Fields]:
-        """The one stream this spout emits, with its fields."""
+        """The streams this spout emits, with their fields: its one stream, unless a subclass adds more."""
         return {self.stream: self.fields}
 
     @abstractmethod
     def dataframe(self, spark: SparkSession) -> DataFrame:
-        """The streaming DataFrame of this spout, with exactly the declared fields as columns, in order."""
+        """The streaming DataFrame of this spout: the declared fields as columns, in order, then the side columns."""
 
-    def _select(self, df: DataFrame) -> DataFrame:
-        """Select the declared fields; ``ValueError`` listing the source's columns when one is missing."""
+    def side_columns(self) -> tuple[str, ...]:
+        """The columns :meth:`dataframe` has after the declared fields, for :meth:`split` (none by default)."""
+        return ()
+
+    def split(self, table: pa.Table, component: str) -> dict[str, pa.Table]:
+        """One batch of this spout (the fields, then the side columns) as ``{stream: rows}``, on the driver.
+
+        Each table has one column per field of its stream, rows in batch order.
+        By default every row is a tuple on :attr:`stream`. ``component`` is the
+        spout's id in the topology, for messages.
+        """
+        return {self.stream: table}
+
+    def _select(self, df: DataFrame, *side: Column) -> DataFrame:
+        """The declared fields, then ``side``; ``ValueError`` listing the source's columns when a field is missing."""
         missing = [f for f in self.fields if f not in df.columns]
         if missing:
             msg = (
@@ -59,4 +76,4 @@ class Spout(ABC):
                 f"fields {self.fields.to_list()}; its columns are: {', '.join(df.columns)}"
             )
             raise ValueError(msg)
-        return df.select(*self.fields)
+        return df.select(*self.fields, *side)

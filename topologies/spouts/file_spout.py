@@ -1,4 +1,4 @@
-"""Tuples from files that arrive in a directory: JSON lines, CSV or Parquet."""
+"""Tuples from files that arrive in a directory: JSON lines, CSV or Parquet; malformed records go to an error stream."""
 
 from __future__ import annotations
 
@@ -8,12 +8,25 @@ from typing import TYPE_CHECKING
 
 from bolts.tuples import DEFAULT_STREAM, Fields
 from topologies.spouts.base import Spout
+from topologies.spouts.malformed import (
+    CORRUPT_COLUMN,
+    ERROR_FIELDS,
+    MODES,
+    SIDE_COLUMNS,
+    side_columns,
+    split_malformed,
+    with_corrupt_column,
+    without_corrupt_column,
+)
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
 FORMATS = ("json", "csv", "parquet")
+TEXT_FORMATS = ("json", "csv")  # the formats that can hold malformed records
+DEFAULT_ERROR_STREAM = "errors"
 
 
 class FileSpout(Spout):
@@ -26,6 +39,18 @@ class FileSpout(Spout):
     ``max_files_per_trigger`` caps the files per batch (Spark's ``maxFilesPerTrigger``).
     Files are read once each, in the order Spark lists them; a replayed batch reads
     the same files.
+
+    A JSON or CSV record that does not fit the schema (not JSON, a CSV row with
+    too few or too many columns, a value that is not of its column's type) is
+    malformed; ``mode`` says where it goes, as Spark's parse modes name it:
+    ``"PERMISSIVE"`` (the default) emits it on ``error_stream`` (``"errors"``
+    unless given) with the fields ``raw`` (the record's text), ``file`` (its
+    file, as Spark names it) and ``reason``, where a bolt can subscribe to it
+    and where, with no subscriber, it is one of the topology's outputs;
+    ``"DROPMALFORMED"`` drops it, logging a warning that counts them;
+    ``"FAILFAST"`` fails the batch with a :class:`MalformedRecordError` naming
+    the file and the record. Parquet files hold typed columns, so ``mode`` and
+    ``error_stream`` do not apply to them.
     """
 
     def __init__(
@@ -37,6 +62,8 @@ class FileSpout(Spout):
         schema: str | StructType | None = None,
         max_files_per_trigger: int | None = None,
         stream: str = DEFAULT_STREAM,
+        mode: str = "PERMISSIVE",
+        error_stream: str | None = None,
     ) -> None:
         super().__init__(fields, stream)
         if not isinstance(path, str | Path) or not str(path):
@@ -55,27 +82,109 @@ class FileSpout(Spout):
         self.format = format
         self.schema = schema
         self.max_files_per_trigger = max_files_per_trigger
+        self.mode = _check_mode(format, mode)
+        self.error_stream = _check_error_stream(format, self.mode, error_stream, stream)
+
+    def output_streams(self) -> dict[str, Fields]:
+        """The spout's stream, plus its error stream (``raw``, ``file``, ``reason``) in ``PERMISSIVE`` mode."""
+        streams = super().output_streams()
+        if self.error_stream is not None:
+            streams[self.error_stream] = Fields(ERROR_FIELDS)
+        return streams
+
+    def side_columns(self) -> tuple[str, ...]:
+        """A JSON or CSV spout's malformed records: raw text, file, and per-column null flags."""
+        return SIDE_COLUMNS if self.format in TEXT_FORMATS else ()
 
     def dataframe(self, spark: SparkSession) -> DataFrame:
-        """A streaming read of the directory with the declared fields."""
-        reader = spark.readStream.format(self.format).schema(self._schema(spark))
+        """A streaming read of the directory: the declared fields, then the side columns."""
+        schema = self._schema(spark)
+        reader = spark.readStream.format(self.format)
         if self.format == "csv":
             reader = reader.option("header", "true")
         if self.max_files_per_trigger is not None:
             reader = reader.option("maxFilesPerTrigger", self.max_files_per_trigger)
-        return self._select(reader.load(self.path))
+        if self.format not in TEXT_FORMATS:
+            return self._select(reader.schema(schema).load(self.path))
+        # squall applies `mode` itself (split_malformed), so every mode sees the same malformed records.
+        reader = (
+            reader.schema(with_corrupt_column(schema))
+            .option("mode", "PERMISSIVE")
+            .option("columnNameOfCorruptRecord", CORRUPT_COLUMN)
+        )
+        return self._select(reader.load(self.path), *side_columns(schema))
 
-    def _schema(self, spark: SparkSession) -> str | StructType:
-        if self.schema is not None:
+    def split(self, table: pa.Table, component: str) -> dict[str, pa.Table]:
+        """The batch's good rows on the spout's stream; its malformed records handled by ``mode``."""
+        if self.format not in TEXT_FORMATS:
+            return super().split(table, component)
+        return split_malformed(
+            table, fields=list(self.fields), stream=self.stream, error_stream=self.error_stream, mode=self.mode,
+            fmt=self.format, component=component,
+        )
+
+    def _schema(self, spark: SparkSession) -> StructType:
+        from pyspark.sql.types import StructType
+
+        if isinstance(self.schema, StructType):
             return self.schema
+        if isinstance(self.schema, str):
+            try:
+                return StructType.fromDDL(self.schema)
+            except Exception as err:  # ParseException and the like: the DDL does not parse
+                msg = f"FileSpout: `schema` must be a DDL string such as 'key STRING, ts BIGINT'; got {self.schema!r}"
+                raise ValueError(msg) from err
         try:
             batch = spark.read.format(self.format)
             if self.format == "csv":
                 batch = batch.option("header", "true").option("inferSchema", "true")
-            return batch.load(self.path).schema
+            elif self.format == "json":
+                batch = batch.option("columnNameOfCorruptRecord", CORRUPT_COLUMN)
+            return without_corrupt_column(batch.load(self.path).schema)
         except Exception as err:  # AnalysisException: no files to infer from
             msg = (
                 f"FileSpout: cannot infer the schema of {self.format} files in {self.path!r} ({err}); "
                 "pass schema='field TYPE, ...' or add a file first"
             )
             raise ValueError(msg) from err
+
+
+def _check_mode(format: str, mode: str) -> str:
+    choices = ", ".join(map(repr, MODES))
+    if not isinstance(mode, str):
+        msg = f"FileSpout: `mode` must be a str, one of {choices}; got {mode!r} ({type(mode).__name__}) instead"
+        raise TypeError(msg)
+    if mode.upper() not in MODES:
+        msg = f"FileSpout: `mode` must be one of {choices}; got {mode!r} instead"
+        raise ValueError(msg)
+    mode = mode.upper()
+    if format not in TEXT_FORMATS and mode != "PERMISSIVE":
+        msg = (
+            f"FileSpout: `mode` applies to json and csv files only; got mode={mode!r} with format={format!r} "
+            "(its columns are typed, so it has no malformed records)"
+        )
+        raise ValueError(msg)
+    return mode
+
+
+def _check_error_stream(format: str, mode: str, error_stream: str | None, stream: str) -> str | None:
+    if error_stream is not None and (not isinstance(error_stream, str) or not error_stream):
+        msg = f"FileSpout: `error_stream` must be a non-empty str; got {error_stream!r} instead"
+        raise TypeError(msg)
+    if format not in TEXT_FORMATS or mode != "PERMISSIVE":
+        if error_stream is not None:
+            why = f"format={format!r} has no malformed records" if format not in TEXT_FORMATS else f"mode={mode!r}"
+            msg = (
+                f"FileSpout: `error_stream` applies to mode='PERMISSIVE' on json and csv files; got "
+                f"error_stream={error_stream!r} but {why}"
+            )
+            raise ValueError(msg)
+        return None
+    error_stream = error_stream or DEFAULT_ERROR_STREAM
+    if error_stream == stream:
+        msg = (
+            f"FileSpout: `error_stream` must differ from `stream`; both are {stream!r} "
+            f"(pass error_stream='...' or stream='...' to tell them apart)"
+        )
+        raise ValueError(msg)
+    return error_stream
