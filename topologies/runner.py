@@ -203,6 +203,7 @@ class SparkRunner:
         if scheme_of(self.state) != "memory":  # memory:// does not outlive the process, as documented
             check_store_not_behind(self.backend, self.state, name, topology, self.checkpoint_location / name / "spark")
         executor = self._executor(name, topology)
+        executor.complete_pending_flush()  # a flush a killed run began is finished before new batches run
         from topologies.executor import BatchLayout
 
         df = BatchLayout(topology).dataframe(self.spark, topology, self.heartbeat and not available_now)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from windowing import AccumulationMode, Count, Duration, FixedWindows, aggregato
 FIELDS = ("key", "ts", "value", "msgid")
 SCHEMA = "key STRING, ts BIGINT, value BIGINT, msgid BIGINT"
 PROBE_DIR = "probe_dir"  # conf key: where Probe records the process that ran each task
+KILL_AT = "kill_at"  # conf key: [msgid, marker path]: Probe's process dies by SIGKILL at that tuple, once
 
 
 @dataclass(frozen=True)
@@ -68,15 +70,28 @@ class KeyTotals(BaseWindowedBolt):
 
 
 class Probe(BaseBolt):
-    """A plain bolt: forwards each tuple with a count kept in an instance field; records the process it runs in."""
+    """A plain bolt: forwards each tuple with a count kept in an instance field; records the process it runs in.
+
+    With ``conf[KILL_AT] = [msgid, marker]`` the process running it kills
+    itself (SIGKILL) at the tuple with that ``msgid``, the first time only
+    (it creates ``marker`` first): a Python worker dying inside ``execute``.
+    """
 
     def prepare(self, conf, context, collector):
         self.collector = collector
         self.where = Path(conf[PROBE_DIR]) / f"{context.component_id}-{context.task_index}" if PROBE_DIR in conf \
             else None
+        self.kill_at = conf.get(KILL_AT)
         self.count = 0
 
     def execute(self, input):
+        if self.kill_at is not None and input["msgid"] == self.kill_at[0]:
+            try:
+                Path(self.kill_at[1]).touch(exist_ok=False)
+            except FileExistsError:
+                pass
+            else:
+                os.kill(os.getpid(), signal.SIGKILL)
         self.count += 1
         if self.where is not None:
             with self.where.open("a", encoding="utf-8") as f:

@@ -30,6 +30,7 @@ from bolts.task_input import TaskInput
 from topologies.executor.batch_layout import BatchLayout
 from topologies.executor.batch_log import BatchClock, OutputLog
 from topologies.executor.driver import BatchStats
+from topologies.executor.flush_record import FlushRecord, flush_after
 from topologies.executor.runtime import Output, Router, SpoutData, route_spouts
 from topologies.executor.stored import RouterCounters
 from topologies.executor.tasks import lowest_watermark
@@ -98,6 +99,7 @@ class DistributedExecutor:
         self.spark = spark
         self.state_url = state_url
         self.counters_store = RouterCounters(backend, name)
+        self.flush_record = FlushRecord(backend, name)
         self.generation = uuid.uuid4().hex
         self.stats = BatchStats()
         self.marks: dict[str, list[int | None]] = {}
@@ -169,9 +171,21 @@ class DistributedExecutor:
     def flush(self) -> None:
         """End of input: close every task on the executors (Storm's shutdown flush), recorded as ``"final"``.
 
-        Runs once; a topology that ran no batch in this process has nothing to flush.
+        Runs once per executor, and once per last batch (see
+        :meth:`DriverExecutor.flush`); the closed tasks are not committed, so
+        the next batch resumes them from the store.
         """
         with self._lock:
-            if not self.flushed and self.stats.last_batch_id is not None:
-                self.outputs.write(OutputLog.FINAL, self._run_stages(None, {}, None))
+            if not self.flushed:
+                flush_after(self.flush_record, self.counters_store.last_batch(), self.outputs, self._close_after)
             self.flushed = True
+
+    def complete_pending_flush(self) -> None:
+        """Complete a flush an earlier process began after its last batch and did not finish (``submit`` calls it)."""
+        with self._lock:
+            pending = self.flush_record.pending()
+            if pending is not None:
+                flush_after(self.flush_record, pending, self.outputs, self._close_after)
+
+    def _close_after(self, last: int) -> list[Output]:
+        return self._run_stages(None, {}, None)

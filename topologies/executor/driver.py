@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from topologies.executor.batch_layout import BatchLayout
 from topologies.executor.batch_log import BatchClock, OutputLog
-from topologies.executor.runtime import SpoutData, TopologyRuntime
+from topologies.executor.flush_record import FlushRecord, flush_after
+from topologies.executor.runtime import Output, SpoutData, TopologyRuntime
 from topologies.executor.stored import BackendStores, RouterCounters
 from topologies.topology import Topology
 
@@ -65,6 +66,7 @@ class DriverExecutor:
         self.topology = topology
         self.stores = BackendStores(backend, name)
         self.router_counters = RouterCounters(backend, name)
+        self.flush_record = FlushRecord(backend, name)
         self.conf = dict(conf)
         self.layout = BatchLayout(topology)
         self.clock = clock
@@ -87,7 +89,7 @@ class DriverExecutor:
         """Run batch ``batch_id`` (again, if it is the last one run) on ``spout_rows``."""
         with self._lock:
             now = self.clock.time_of(batch_id, self.stats.last_time_ms)
-            if self.runtime is None:
+            if self.runtime is None or self.runtime.closed:  # closed by a flush: the tasks sit at the end of time
                 self.runtime = TopologyRuntime(self.topology, self.conf, now, self.stores)
             self._rewind_for(batch_id, self.runtime)
             self.stats.last_batch_id, self.stats.last_time_ms = batch_id, now
@@ -126,11 +128,28 @@ class DriverExecutor:
     def flush(self) -> None:
         """End of input: close every task (Storm's shutdown flush) and record what they emit as ``"final"``.
 
-        Runs once; a topology that never ran a batch has nothing to flush.
+        Runs once per executor, and once per last batch: the flush after a batch
+        whose flush is done does nothing, and a topology that never committed a
+        batch has nothing to flush. The flush commits no task state; afterwards
+        the tasks are rebuilt from the store, as the last batch left them.
         """
         with self._lock:
-            if self.flushed or self.runtime is None:
-                self.flushed = True
-                return
-            self.outputs.write(OutputLog.FINAL, self.runtime.close())
+            if not self.flushed:
+                flush_after(self.flush_record, self.router_counters.last_batch(), self.outputs, self._close_after)
             self.flushed = True
+
+    def complete_pending_flush(self) -> None:
+        """Complete a flush an earlier process began after its last batch and did not finish (``submit`` calls it)."""
+        with self._lock:
+            pending = self.flush_record.pending()
+            if pending is not None:
+                flush_after(self.flush_record, pending, self.outputs, self._close_after)
+
+    def _close_after(self, last: int) -> list[Output]:
+        runtime = self.runtime
+        if runtime is None or runtime.closed or self.stats.last_batch_id != last:
+            # A new process, or one that ran no batch since: the tasks as the store holds them after `last`.
+            runtime = TopologyRuntime(self.topology, self.conf, self.clock.time_of(last, None), self.stores)
+            runtime.router.counters = self.router_counters.at_end()
+        self.runtime = runtime  # closed, it still answers counters(); a later batch rebuilds the tasks from the store
+        return runtime.close()

@@ -190,6 +190,10 @@ class RouterCounters:
             raise RuntimeError(msg)
         return self._read(b"before" if committed == batch_id else b"after")
 
+    def last_batch(self) -> int | None:
+        """The id of the last batch committed (every batch commits its counters), None before any."""
+        return self.namespace.committed_batch_id()
+
     def at_end(self) -> dict[CounterKey, int]:
         """The counters the last committed batch ended with (what the shutdown flush starts from)."""
         return self._read(b"after")

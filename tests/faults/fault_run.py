@@ -1,0 +1,157 @@
+"""One driver process of the fault suite: runs the ``mixed`` topology to the end, or dies by SIGKILL at a named point.
+
+Usage: ``python -m tests.faults.fault_run '<json>'`` with keys ``data`` (the
+input files), ``checkpoint``, ``output`` (the runner's ``output_dir``),
+``state`` (a Redis or HBase URL), ``name`` (the query name), ``master``
+(default ``local[1]``), ``mode`` (default ``driver``), ``conf`` (the
+topology's conf, default none), and optionally
+``hold_after``, a batch id: after running it the driver writes
+``<checkpoint>/held`` and waits (up to 300 s) for ``<checkpoint>/release``
+before it returns the batch to Spark (a test does something to the world meanwhile); and
+``kill``: ``{"point": <name>, "batch": <id or null>, "hit": n}``. The
+process then kills its whole process group (itself and Spark's JVM, as a
+crashed driver host would) with SIGKILL the ``n``-th time it reaches the
+point while running batch ``batch`` (null: outside batches, in the flush),
+after writing ``<checkpoint>/killed`` naming it. Without ``kill`` (or when the point is
+reached fewer than ``n`` times) the run ends normally, flushes, and writes
+``<checkpoint>/hits.json``: how often it reached each point.
+
+Start it with ``start_new_session=True`` so the group is the run's own.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+START = 100_000
+STEP = 1_000
+
+
+def _points() -> dict[str, tuple[Any, str, str]]:
+    """Each kill point: (owner, attribute, "before" or "after" the call)."""
+    from topologies.executor import DriverExecutor, OutputLog, stored
+    from topologies.executor import runtime as runtime_module
+    from topologies.executor.flush_record import FlushRecord
+    from topologies.executor.stored import TaskStore
+
+    return {
+        # A task ran its batch (state in memory changed, emissions routed), nothing of it committed.
+        "mid-batch": (stored, "run_task", "after"),
+        # Some tasks of the batch committed to the store, the others not.
+        "between-task-commits": (TaskStore, "commit", "after"),
+        # Every task committed, the batch's outputs not written.
+        "before-outputs": (OutputLog, "write", "before-batch"),
+        # The batch ran, committed and wrote its outputs; Spark has not committed it.
+        "before-spark-commit": (DriverExecutor, "run", "after"),
+        # The flush is recorded as begun; no task closed yet.
+        "flush-begun": (FlushRecord, "begin", "after"),
+        # Some tasks closed (their final panes routed), others not.
+        "flush-closing": (runtime_module, "run_task", "after"),
+        # The flush's outputs are written; it is not recorded as done.
+        "flush-written": (OutputLog, "write", "after-final"),
+    }
+
+
+def _install(kill: dict[str, Any] | None, marker: Path) -> Counter[str]:
+    from topologies.executor import DriverExecutor
+
+    hits: Counter[str] = Counter()  # per point, in all
+    in_batch: Counter[tuple[str, int | None]] = Counter()  # per point and batch id (None: outside batches)
+    current: list[int | None] = [None]
+
+    def maybe_kill(point: str) -> None:
+        hits[point] += 1
+        in_batch[point, current[0]] += 1
+        if (kill is not None and kill["point"] == point and kill.get("batch") == current[0]
+                and in_batch[point, current[0]] == kill["hit"]):
+            marker.write_text(json.dumps(kill))
+            os.killpg(os.getpgrp(), signal.SIGKILL)
+
+    for point, (owner, attribute, when) in _points().items():
+        original = getattr(owner, attribute)
+        setattr(owner, attribute, _hooked(original, point, when, maybe_kill))
+    run = DriverExecutor.run
+
+    def tracked(self: Any, batch_id: int, spout_rows: Any) -> None:
+        current[0] = batch_id
+        try:
+            run(self, batch_id, spout_rows)
+        finally:
+            current[0] = None
+
+    DriverExecutor.run = tracked  # type: ignore[method-assign]
+    return hits
+
+
+def _hooked(original: Callable[..., Any], point: str, when: str, reach: Callable[[str], None]) -> Callable[..., Any]:
+    from topologies.executor import OutputLog
+
+    def hooked(*args: Any, **kwargs: Any) -> Any:
+        key = args[1] if len(args) > 1 else None  # OutputLog.write(self, key, outputs)
+        if when == "before-batch" and isinstance(key, int):
+            reach(point)
+        result = original(*args, **kwargs)
+        if when == "after" or (when == "after-final" and key == OutputLog.FINAL):
+            if point != "flush-begun" or result:
+                reach(point)
+        return result
+
+    return hooked
+
+
+def _hold_after(batch_id: int, checkpoint: Path) -> None:
+    from topologies.executor import DriverExecutor
+
+    original = DriverExecutor.run
+
+    def run_then_hold(self: Any, bid: int, spout_rows: Any) -> None:
+        original(self, bid, spout_rows)
+        if bid == batch_id:
+            (checkpoint / "held").touch()
+            deadline = time.monotonic() + 300
+            while not (checkpoint / "release").exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+
+    DriverExecutor.run = run_then_hold  # type: ignore[method-assign]
+
+
+def main() -> None:
+    args = json.loads(sys.argv[1])
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from tests.cluster.cases import mixed
+    from tests.topologies.distributed_run import session
+    from topologies import SparkRunner
+
+    logging.basicConfig(level=logging.WARNING, format="%(name)s %(levelname)s %(message)s")
+    logging.getLogger("squall.state").setLevel(logging.INFO)  # the store's retries, for the tests to see
+    checkpoint = Path(args["checkpoint"])
+    checkpoint.mkdir(parents=True, exist_ok=True)
+    hits = _install(args.get("kill"), checkpoint / "killed")
+    if args.get("hold_after") is not None:
+        _hold_after(args["hold_after"], checkpoint)
+    spark = session(args.get("master", "local[1]"))
+    times = checkpoint / args["name"] / "squall" / "batch-times"
+    # Batch b runs at START + b * STEP in every process: a new batch id is the number of batches recorded so far.
+    recorded = len(list(times.glob("*.json"))) if times.is_dir() else 0
+    clock = iter(range(START + recorded * STEP, 2**62, STEP))
+    runner = SparkRunner(spark, mode=args.get("mode", "driver"), state=args["state"], checkpoint_location=checkpoint,
+                         output_dir=args["output"], clock=lambda: next(clock), conf=args.get("conf"))
+    handle = runner.submit(args["name"], mixed(Path(args["data"])), available_now=True)
+    if not handle.await_termination(600):
+        msg = f"fault_run: query {args['name']} did not end within 600 s"
+        raise SystemExit(msg)
+    (checkpoint / "hits.json").write_text(json.dumps(hits))
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

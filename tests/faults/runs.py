@@ -1,0 +1,77 @@
+"""Shared pieces of the fault suite: the input, a driver process (:mod:`tests.faults.fault_run`), its outputs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.cluster.cases import keyed_rows
+from tests.service_fixtures import REPO
+from topologies.examples._run import write_json_files
+
+KILLED = -9  # a return code: the process died by SIGKILL
+
+
+def write_input(directory: Path) -> Path:
+    """The ``mixed`` case's input: five files, one per batch."""
+    write_json_files(directory, keyed_rows())
+    return directory
+
+
+def outputs_of(directory: Path) -> Counter[str]:
+    """Every output record a run left in ``directory`` (its batch files and ``final.jsonl``), as a multiset."""
+    return Counter(line for path in sorted(directory.glob("*.jsonl")) for line in path.read_text().splitlines())
+
+
+@dataclass
+class Query:
+    """One query name over one checkpoint and output directory, run by driver processes one after another."""
+
+    data: Path
+    root: Path
+    state: str
+    name: str = field(default_factory=lambda: f"faults-{uuid.uuid4().hex[:10]}")
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def checkpoint(self) -> Path:
+        return self.root / "checkpoint"
+
+    @property
+    def output(self) -> Path:
+        return self.root / "output"
+
+    def run(self, timeout: float = 600, **options: Any) -> subprocess.CompletedProcess[str]:
+        """One driver process (``options`` as for :mod:`tests.faults.fault_run`), in a process group of its own."""
+        args = {"data": str(self.data), "checkpoint": str(self.checkpoint), "output": str(self.output),
+                "state": self.state, "name": self.name, **self.extra, **options}
+        return subprocess.run(
+            [sys.executable, "-m", "tests.faults.fault_run", json.dumps(args)], cwd=REPO, start_new_session=True,
+            capture_output=True, text=True, timeout=timeout, check=False,
+        )
+
+    def killed_at(self) -> dict[str, Any]:
+        """The kill point the last killed process recorded (and forget it)."""
+        marker = self.checkpoint / "killed"
+        point = json.loads(marker.read_text())
+        marker.unlink()
+        return point
+
+    def hits(self) -> dict[str, int]:
+        """How often the last completed process reached each kill point."""
+        return json.loads((self.checkpoint / "hits.json").read_text())
+
+    def outputs(self) -> Counter[str]:
+        """Every output record the query's runs left, as a multiset."""
+        return outputs_of(self.output / self.name)
+
+
+def completed(result: subprocess.CompletedProcess[str]) -> None:
+    """Assert a driver process ended normally, showing its stderr when it did not."""
+    assert result.returncode == 0, f"exit {result.returncode}\n{result.stderr[-4000:]}"

@@ -1,0 +1,80 @@
+"""The driver killed by SIGKILL at named points, again and again: the outputs equal a run without faults.
+
+Each backend (Redis, HBase) runs the ``mixed`` topology (every kind of bolt
+state, see :mod:`tests.cluster.cases`) once without faults, then in chains: a
+chain is one query whose driver processes are killed one after another, in
+four of its batches at a random hit of a random point, then
+once at each point of the shutdown flush, and finally run to the end. Every
+process is killed with its Spark JVM (its whole process group), as a crashed
+driver host would be. What the chain's processes wrote, batch files and the
+flush's, must be exactly the fault-free run's records: nothing lost, nothing
+twice.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from tests.faults.runs import KILLED, Query, completed, write_input
+
+pytestmark = [pytest.mark.spark, pytest.mark.faults]
+
+BATCH_POINTS = ("mid-batch", "between-task-commits", "before-outputs", "before-spark-commit")
+FLUSH_POINTS = ("flush-begun", "flush-closing", "flush-written")
+CHAINS = 3  # 7 kills each: 21 per backend
+BATCH_KILLS_PER_CHAIN = 4
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    return write_input(tmp_path_factory.mktemp("fault-input"))
+
+
+@pytest.fixture(params=[pytest.param("redis", marks=pytest.mark.redis), pytest.param("hbase", marks=pytest.mark.hbase)])
+def state(request):
+    return request.getfixturevalue(f"{request.param}_url")
+
+
+def _kills(rng: random.Random, hits: dict[str, int]) -> list[dict]:
+    """A chain's kills: random points in four batches (later each time, so each is a batch the chain has not
+    committed), then each point of the flush; each at a random hit of its point within that batch (or flush)."""
+    batches = hits["before-outputs"]
+    kills = []
+    for batch in sorted(rng.sample(range(batches), BATCH_KILLS_PER_CHAIN)):
+        point = rng.choice(BATCH_POINTS)
+        kills.append({"point": point, "batch": batch, "hit": rng.randint(1, hits[point] // batches)})
+    kills += [{"point": point, "batch": None, "hit": rng.randint(1, hits[point])} for point in FLUSH_POINTS]
+    return kills
+
+
+def test_driver_killed_at_every_named_point_loses_nothing_and_doubles_nothing(data, state, tmp_path):
+    baseline = Query(data, tmp_path / "baseline", state)
+    completed(baseline.run())
+    expected, hits = baseline.outputs(), baseline.hits()
+    assert sum(expected.values()) > 150 and hits["flush-closing"] > 10  # a run with real work in batches and flush
+
+    rng = random.Random(f"driver-kills-{state.split(':')[0]}")
+    kills: Counter[str] = Counter()
+    for chain in range(CHAINS):
+        query = Query(data, tmp_path / f"chain-{chain}", state)
+        planned = _kills(rng, hits)
+        for kill in planned:
+            result = query.run(kill=kill)
+            assert result.returncode == KILLED, (
+                f"chain {chain}: the process was to be killed at {kill} but exited {result.returncode}\n"
+                f"{result.stderr[-3000:]}"
+            )
+            assert query.killed_at() == kill
+            kills[kill["point"]] += 1
+        completed(query.run())
+        got = query.outputs()
+        assert got == expected, (
+            f"chain {chain} (kills {planned}): lost {sorted((expected - got).elements())[:5]}, "
+            f"extra {sorted((got - expected).elements())[:5]}"
+        )
+    print(f"\n{state.split(':')[0]}: {sum(kills.values())} kills, outputs equal the fault-free run's: "
+          f"{dict(sorted(kills.items()))}")
+    assert sum(kills.values()) >= 20 and set(kills) >= set(FLUSH_POINTS)

@@ -1,0 +1,116 @@
+"""The state store restarted mid-run, and a Python worker killed inside ``execute``: nothing lost, nothing twice.
+
+The Redis server (with an append-only file, as a production Redis that must
+not lose commits) is killed while the query runs and started again half a
+second later; the HBase Thrift server the query talks to is killed and started
+again (a JVM: back within seconds, so the URL's ``retry_seconds`` allows a
+minute). The query rides through on the backends' retries and its outputs
+equal a run without faults. Under ``local-cluster`` (two executor processes)
+the Python worker running a bolt task kills itself in ``execute``; Spark runs
+the task again, and the outputs equal the fault-free run's.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from tests.cluster.cases import KILL_AT
+from tests.faults.runs import Query, completed, write_input
+from tests.service_fixtures import RedisServer
+from tests.state_backends.thrift_server import ThriftServer
+
+pytestmark = [pytest.mark.spark, pytest.mark.faults]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    return write_input(tmp_path_factory.mktemp("restart-input"))
+
+
+@pytest.fixture(scope="module")
+def expected(data, tmp_path_factory, redis_url):
+    """The outputs of a run without faults (driver mode)."""
+    query = Query(data, tmp_path_factory.mktemp("fault-free"), redis_url)
+    completed(query.run())
+    return query.outputs()
+
+
+def _when_held(query: Query, action) -> threading.Thread:
+    """A thread that waits until the driver holds after its batch, does ``action()``, and lets it go on."""
+
+    def act() -> None:
+        held = query.checkpoint / "held"
+        deadline = time.monotonic() + 300
+        while not held.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        try:
+            action(lambda: (query.checkpoint / "release").touch())
+        finally:
+            (query.checkpoint / "release").touch()
+
+    thread = threading.Thread(target=act, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.redis
+def test_redis_restarted_mid_run_loses_nothing(data, expected, tmp_path):
+    server = RedisServer("--appendonly", "yes", "--appendfsync", "always", workdir=tmp_path)
+    try:
+        query = Query(data, tmp_path / "run", f"redis://127.0.0.1:{server.port}/0")
+
+        def restart(release) -> None:
+            server.kill()  # batch 2 starts while the server is away
+            release()
+            time.sleep(0.5)
+            server.start()
+
+        thread = _when_held(query, restart)
+        result = query.run(hold_after=1)
+        thread.join(10)
+        completed(result)
+        assert "retrying for up to" in result.stderr, "no request had to wait for the restarted server"
+        assert query.outputs() == expected
+    finally:
+        server.stop()
+
+
+@pytest.mark.hbase
+def test_hbase_thrift_server_restarted_mid_run_loses_nothing(data, expected, tmp_path, hbase_url):
+    thrift = ThriftServer(hbase_url)
+    thrift.start()
+    try:
+        url = f"hbase://127.0.0.1:{thrift.port}/squalltest?retry_seconds=60"
+        query = Query(data, tmp_path / "run", url)
+
+        def restart(release) -> None:
+            thrift.kill()
+            release()
+            time.sleep(0.5)
+            thrift.start()
+
+        thread = _when_held(query, restart)
+        result = query.run(hold_after=1)
+        thread.join(10)
+        completed(result)
+        assert "retrying for up to" in result.stderr, "no request had to wait for the restarted server"
+        assert query.outputs() == expected
+    finally:
+        thrift.kill()
+
+
+@pytest.mark.redis
+@pytest.mark.cluster
+def test_python_worker_killed_inside_execute_under_local_cluster(data, expected, tmp_path, redis_url):
+    marker = tmp_path / "worker-killed"
+    # msgid 30 arrives in the third file: batches 0 and 1 ran and committed before the worker dies.
+    query = Query(data, tmp_path / "run", redis_url,
+                  extra={"mode": "distributed", "master": "local-cluster[2,1,1024]",
+                         "conf": {KILL_AT: [30, str(marker)]}})
+    completed(query.run())
+    assert marker.exists(), "no Python worker reached the tuple that kills it"
+    assert query.outputs() == expected
+
