@@ -78,6 +78,7 @@ configs = st.fixed_dictionaries({
     "grouping": st.sampled_from(["shuffle", "global", "all", "fields:key", "fields:id", "fields:missing"]),
     "parallelism": st.integers(1, 2),
     "also_echo": st.booleans(),
+    "error_stream": st.sampled_from([None, "rejected", "late", "default"]),  # the last two can clash
 })
 
 
@@ -101,6 +102,11 @@ def event_time(bolt: Any, cfg: dict[str, Any]) -> Any:
 
 
 def make_bolt(cfg: dict[str, Any]) -> BaseBolt:
+    bolt = _windowed(cfg)
+    return bolt if cfg["error_stream"] is None else bolt.with_error_stream(cfg["error_stream"])
+
+
+def _windowed(cfg: dict[str, Any]) -> BaseBolt:
     if cfg["kind"] == "aggregate":
         bolt = WindowedAggregateBolt(aggregators.sum(cfg["aggregated"]), key_fields=cfg["key_fields"])
         if cfg["assigner"] == "fixed":
