@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from bolts.aggregate_spec import RETRACTION_FIELD
 from bolts.task_input import Segment
+from bolts.timestamps import column_millis, is_timestamp_column
 from windowing.assigners import FixedWindows, GlobalWindows, SlidingWindows, Window
 from windowing.trigger_context import TriggerContext
 
@@ -49,17 +50,14 @@ def supports(spec: AggregateSpec) -> bool:
 
 
 def takes(spec: AggregateSpec, segment: Segment) -> bool:
-    """Whether ``segment`` can be placed on columns: an Arrow table with every field read, integer timestamps."""
-    import pyarrow as pa
-
+    """Whether ``segment`` can be placed on columns: an Arrow table, every field read, timestamps readable as ms."""
     table = segment.table
     if table is None or RETRACTION_FIELD in segment.fields:
         return False
     needed = [spec.timestamp_field, *(spec.key_fields or ()), *getattr(spec.aggregator, "input_fields", ())]
     if any(name not in segment.fields for name in needed):
         return False  # the per-tuple path names the missing field
-    ts = table.column(spec.timestamp_field)
-    return pa.types.is_integer(ts.type) and ts.null_count == 0
+    return is_timestamp_column(table.column(spec.timestamp_field))
 
 
 def _windows(spec: AggregateSpec, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -122,7 +120,7 @@ def place_segment(task: AggregateTask, segment: Segment, watermark: int) -> bool
     if table is None:
         msg = "place_segment: the segment holds rows, not a table; execute its tuples instead"
         raise ValueError(msg)
-    ts = table.column(spec.timestamp_field).to_numpy().astype(np.int64)
+    ts = column_millis(table.column(spec.timestamp_field))
     key_codes, keys = _key_codes(spec, table)
     pair_rows, starts, ends = _windows(spec, ts)
     live = ends > watermark - spec.allowed_lateness_ms  # end + lateness > watermark, without overflow

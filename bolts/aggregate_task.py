@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 from bolts.aggregate_columnar import place_segment, supports, takes
@@ -41,6 +40,7 @@ from bolts.errors import TupleError
 from bolts.input_watermarks import InputWatermarks
 from bolts.task import BoltTask
 from bolts.task_input import TaskInput
+from bolts.timestamps import read_millis
 from bolts.tuples import DEFAULT_STREAM, Tuple
 from windowing.assigners import END_OF_TIME
 from windowing.clock import ManualClock, PeriodicTimers
@@ -360,16 +360,10 @@ class AggregateTask(BoltTask):
                         f"{field!r}; its fields are: {', '.join(tup.fields)} (tuple: {tup!r})"
                     )
                     raise TupleError(msg)
-                return _millis("with_timestamp_field", tup[field], tup)
+                return read_millis("with_timestamp_field", field, tup[field], tup)
 
             return read_field
         if extractor is not None:
-            return lambda tup: _millis("with_timestamp_extractor", extractor(tup), tup)
+            return lambda tup: read_millis("with_timestamp_extractor", "the extractor's result", extractor(tup), tup)
         return lambda tup: self.clock.now()
 
-
-def _millis(method: str, value: Any, tup: Tuple) -> int:
-    if isinstance(value, Integral) and not isinstance(value, bool):
-        return int(value)
-    msg = f"{method}: the timestamp must be an int of milliseconds; got {value!r} ({type(value).__name__}) in {tup!r}"
-    raise TupleError(msg)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any, Self
 
 from bolts.base_bolt import BaseBolt
@@ -14,6 +15,7 @@ from bolts.window_config import (
     require_type,
 )
 from windowing import Count, Duration, TupleWindow
+from windowing.duration import as_duration
 
 
 class BaseWindowedBolt(EventTimeOptions, BaseBolt):
@@ -50,9 +52,11 @@ class BaseWindowedBolt(EventTimeOptions, BaseBolt):
 
     # Window length and sliding interval -------------------------------------------------
     def with_window(
-        self, window_length: Count | Duration, sliding_interval: Count | Duration | None = None
+        self, window_length: Count | Duration | timedelta, sliding_interval: Count | Duration | timedelta | None = None
     ) -> Self:
         """A sliding window; without a sliding interval it slides with every tuple (``Count(1)``)."""
+        window_length = as_duration("with_window", "window_length", window_length)  # type: ignore[assignment]
+        sliding_interval = as_duration("with_window", "sliding_interval", sliding_interval)  # type: ignore[assignment]
         require_type("with_window", "window_length", window_length, Count, Duration)
         require_positive("with_window", "window_length", window_length)
         if sliding_interval is None:
@@ -61,8 +65,9 @@ class BaseWindowedBolt(EventTimeOptions, BaseBolt):
         require_positive("with_window", "sliding_interval", sliding_interval)
         return self._set(length=window_length, slide=sliding_interval)
 
-    def with_tumbling_window(self, length: Count | Duration) -> Self:
+    def with_tumbling_window(self, length: Count | Duration | timedelta) -> Self:
         """A window that slides by its own length, so no tuple is in two windows."""
+        length = as_duration("with_tumbling_window", "length", length)  # type: ignore[assignment]
         require_type("with_tumbling_window", "length", length, Count, Duration)
         require_positive("with_tumbling_window", "length", length)
         return self._set(length=length, slide=length)

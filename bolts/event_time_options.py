@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any, Self
 
 from bolts.window_config import TimestampExtractor, require_positive, require_type
 from windowing import Duration
+from windowing.duration import as_duration
 
 
 class EventTimeOptions:
@@ -50,16 +52,18 @@ class EventTimeOptions:
             msg = f"{method}: the bolt already takes its timestamp from {current!r}; got {value!r} too"
             raise ValueError(msg)
 
-    def with_lag(self, duration: Duration) -> Self:
+    def with_lag(self, duration: Duration | timedelta) -> Self:
         """How far out of order tuple timestamps may be; the watermark trails the latest by this much."""
+        duration = as_duration("with_lag", "duration", duration)  # type: ignore[assignment]
         require_type("with_lag", "duration", duration, Duration)
         if duration.value < 0:
             msg = f"with_lag: `duration` must not be negative; got {duration!r} instead"
             raise ValueError(msg)
         return self._set_option("lag", duration)
 
-    def with_watermark_interval(self, interval: Duration) -> Self:
+    def with_watermark_interval(self, interval: Duration | timedelta) -> Self:
         """How often (processing time) the watermark is computed and emitted; 1 s by default."""
+        interval = as_duration("with_watermark_interval", "interval", interval)  # type: ignore[assignment]
         require_type("with_watermark_interval", "interval", interval, Duration)
         require_positive("with_watermark_interval", "interval", interval)
         return self._set_option("watermark_interval", interval)

@@ -18,6 +18,7 @@ returns the bolt; rules between settings are checked when the task is built.
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any, Self
 
 from bolts.aggregate_spec import OUTPUT_FIELDS, TIMESTAMP_COMBINERS, AggregateSpec
@@ -29,7 +30,7 @@ from bolts.tuples import Fields
 from bolts.window_config import LATE_TUPLE_FIELD, require_type
 from windowing.accumulation import AccumulationMode
 from windowing.assigners import TimeDifferenceWindows, WindowAssigner
-from windowing.duration import Duration
+from windowing.duration import Duration, as_duration
 from windowing.trigger_base import Trigger, require_trigger
 
 _AGGREGATOR_METHODS = ("create", "add", "merge", "extract")
@@ -99,8 +100,9 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
             raise TypeError(msg)
         return self._set(mode=mode)
 
-    def with_allowed_lateness(self, duration: Duration) -> Self:
+    def with_allowed_lateness(self, duration: Duration | timedelta) -> Self:
         """How long after the watermark passes a window's end late tuples still update it (0 unless set)."""
+        duration = as_duration("with_allowed_lateness", "duration", duration)  # type: ignore[assignment]
         require_type("with_allowed_lateness", "duration", duration, Duration)
         if duration.value < 0:
             msg = f"with_allowed_lateness: `duration` must not be negative; got {duration!r} instead"

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import groupby
-from numbers import Integral
 from operator import attrgetter
 from typing import Any, cast
 
@@ -20,6 +19,7 @@ from bolts.context import TopologyContext
 from bolts.errors import TupleError
 from bolts.task import BoltTask
 from bolts.task_input import TaskInput
+from bolts.timestamps import read_millis
 from bolts.tuples import Fields, Tuple
 from windowing import (
     Count,
@@ -365,11 +365,11 @@ class WindowedBoltExecutor(BoltTask):
                         f"{field!r}; its fields are: {', '.join(tup.fields)} (tuple: {tup!r})"
                     )
                     raise TupleError(msg)
-                return _as_millis("with_timestamp_field", field, tup[field], tup)
+                return read_millis("with_timestamp_field", field, tup[field], tup)
 
             return read_field
         if extractor is not None:
-            return lambda tup: _as_millis("with_timestamp_extractor", "the extractor's result", extractor(tup), tup)
+            return lambda tup: read_millis("with_timestamp_extractor", "the extractor's result", extractor(tup), tup)
         return lambda tup: self.clock.now()
 
     def _batch_timestamp_reader(self) -> Callable[[list[Tuple]], BatchTimestamps]:
@@ -409,14 +409,3 @@ class WindowedBoltExecutor(BoltTask):
 
         return read_column
 
-
-def _as_millis(method: str, what: str, value: Any, tup: Tuple) -> int:
-    if type(value) is int:
-        return value
-    if isinstance(value, Integral) and not isinstance(value, bool):
-        return int(value)
-    msg = (
-        f"{method}: the timestamp in {what!r} must be an int of milliseconds; "
-        f"got {value!r} ({type(value).__name__}) in {tup!r}"
-    )
-    raise TupleError(msg)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from topologies.executor.store_check import check_store_not_behind
 from topologies.executor.stored import namespace_name
 from topologies.topology import Topology
 from windowing import Duration
+from windowing.duration import as_duration
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -160,7 +162,7 @@ class SparkRunner:
         state: str = "memory://",
         *,
         checkpoint_location: str | Path,
-        trigger_interval: Duration = Duration.seconds(1),  # noqa: B008 - Duration is immutable
+        trigger_interval: Duration | timedelta = Duration.seconds(1),  # noqa: B008 - Duration is immutable
         output_dir: str | Path | None = None,
         conf: Mapping[str, Any] | None = None,
         clock: Callable[[], int] = wall_clock_ms,
@@ -175,6 +177,7 @@ class SparkRunner:
             msg = f"SparkRunner: `checkpoint_location` must be a directory path; got {checkpoint_location!r} instead"
             raise TypeError(msg)
         self.checkpoint_location = local_path(str(checkpoint_location))
+        trigger_interval = as_duration("SparkRunner", "trigger_interval", trigger_interval)  # type: ignore[assignment]
         if not isinstance(trigger_interval, Duration) or trigger_interval.value <= 0:
             msg = f"SparkRunner: `trigger_interval` must be a positive Duration; got {trigger_interval!r} instead"
             raise ValueError(msg)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from bolts import (
@@ -32,6 +33,7 @@ from bolts.tuples import DEFAULT_STREAM
 from state_backends import open_backend
 from topologies.executor.stored import TaskStore
 from windowing import Duration, TupleWindow
+from windowing.duration import as_duration
 
 
 @dataclass(frozen=True)
@@ -273,8 +275,9 @@ class BoltHarness:
         self.task.end_batch()
         return tuples
 
-    def advance(self, duration: Duration | int) -> None:
-        """Move processing time forward by ``duration`` (a Duration or milliseconds)."""
+    def advance(self, duration: Duration | timedelta | int) -> None:
+        """Move processing time forward by ``duration`` (a Duration, a timedelta or milliseconds)."""
+        duration = as_duration("BoltHarness.advance", "duration", duration)  # type: ignore[assignment]
         ms = duration.value if isinstance(duration, Duration) else duration
         if ms < 0:
             msg = f"BoltHarness.advance: `duration` must not be negative; got {duration!r}"

@@ -8,6 +8,7 @@ configuration methods check the sign.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 
 def _require_int(cls_name: str, value: object) -> int:
@@ -35,12 +36,16 @@ class Count:
         return f"Count({self.value})"
 
 
+_ONE_MS = timedelta(milliseconds=1)
 _MS_PER_UNIT = {"ms": 1, "seconds": 1000, "minutes": 60_000, "hours": 3_600_000, "days": 86_400_000}
 
 
 @dataclass(frozen=True, slots=True)
 class Duration:
     """A span of time in whole milliseconds, as in Storm's ``BaseWindowedBolt.Duration``.
+
+    Wherever squall takes a Duration it also takes a ``datetime.timedelta`` of
+    whole milliseconds (:func:`as_duration`).
 
     ``Duration(1500)`` is 1.5 seconds; the helpers accept fractions as long as the
     result is a whole number of milliseconds (``Duration.seconds(0.25)`` is 250 ms,
@@ -93,5 +98,28 @@ class Duration:
         """Return a duration of ``amount`` days."""
         return cls._of(amount, "days")
 
+    @classmethod
+    def from_timedelta(cls, delta: timedelta) -> Duration:
+        """The duration of a ``datetime.timedelta``; ``ValueError`` when it is not a whole number of milliseconds."""
+        return as_duration("Duration.from_timedelta", "delta", delta)  # type: ignore[return-value]
+
     def __repr__(self) -> str:
         return f"Duration({self.value})"
+
+
+def as_duration(method: str, name: str, value: object) -> object:
+    """``value`` as a :class:`Duration` when it is a ``timedelta`` (whole milliseconds), else unchanged.
+
+    Every method that takes a Duration takes a ``timedelta`` through this, so
+    ``with_lag(timedelta(seconds=5))`` is ``with_lag(Duration.seconds(5))``. A
+    ``timedelta`` with a sub-millisecond part raises ``ValueError`` naming
+    ``method`` and ``name``; anything else is returned for the caller's own
+    type check.
+    """
+    if not isinstance(value, timedelta):
+        return value
+    ms, rest = divmod(value, _ONE_MS)
+    if rest:
+        msg = f"{method}: `{name}` must be a whole number of milliseconds; got {value!r}"
+        raise ValueError(msg)
+    return Duration(ms)

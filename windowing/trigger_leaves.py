@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from windowing.duration import Duration
+from windowing.duration import Duration, as_duration
 from windowing.trigger_base import Trigger, require_trigger
 from windowing.trigger_composites import Repeatedly
 from windowing.trigger_context import TriggerContext
@@ -88,6 +88,7 @@ class AfterProcessingTime(Trigger):
     delay_ms: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "delay", as_duration("AfterProcessingTime", "delay", self.delay))
         if not isinstance(self.delay, Duration):
             msg = f"AfterProcessingTime: `delay` must be a Duration; got {self.delay!r} instead"
             raise TypeError(msg)

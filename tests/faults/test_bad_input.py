@@ -34,8 +34,8 @@ JSON_LINES = ['{"key": "a", "ts": 1000, "value": 1}', NOT_JSON, SOON_JSON, '{"ke
 CSV_LINES = ["key,ts,value", "a,1000,1", "b,2000", "c,soon,3", "d,2000,4"]
 WINDOW = [0, 10_000, [1, 4], 2, 0]  # what the good rows give: one 10 s window holding a and d
 NO_TS = Tuple(["e", None, 5], Fields(FIELDS), "default", "j")
-NO_TS_REASON = ("with_timestamp_field: the timestamp in 'ts' must be an int of milliseconds; got None (NoneType) "
-                "in Tuple(j:default, {'key': 'e', 'ts': None, 'value': 5})")
+BAD_TS = "with_timestamp_field: the timestamp in 'ts' must be an int of epoch milliseconds or a datetime; got "
+NO_TS_REASON = f"{BAD_TS}None (NoneType) in Tuple(j:default, {{'key': 'e', 'ts': None, 'value': 5}})"
 
 
 class ErrorSink(BaseBolt):
@@ -188,8 +188,7 @@ def test_the_harness_records_rejected_tuples_on_the_error_stream():
     assert h.rejected == [NO_TS, bad]
     assert [values for stream, values in h.emitted if stream == "rejected"] == [
         [NO_TS, "wj", NO_TS_REASON],
-        [bad, "wj", "with_timestamp_field: the timestamp in 'ts' must be an int of milliseconds; got 'soon' (str) "
-                    "in Tuple(j:default, {'key': 'x', 'ts': 'soon', 'value': 6})"]]
+        [bad, "wj", f"{BAD_TS}'soon' (str) in Tuple(j:default, {{'key': 'x', 'ts': 'soon', 'value': 6}})"]]
     assert [values for stream, values in h.emitted if stream == "default"] == [WINDOW]
 
 

@@ -15,9 +15,9 @@ pytestmark = pytest.mark.spark
     ("rows", "schema", "message"),
     [
         ([{"key": "a", "value": 1}], "key STRING, ts BIGINT, value BIGINT",
-         r"must be an int of milliseconds; got None"),
+         r"must be an int of epoch milliseconds or a datetime; got None"),
         ([{"key": "a", "ts": "soon", "value": 1}], "key STRING, ts STRING, value BIGINT",
-         r"must be an int of milliseconds; got 'soon' \(str\)"),
+         r"must be an int of epoch milliseconds or a datetime; got 'soon' \(str\)"),
     ],
 )
 def test_bad_timestamps_fail_the_query_with_the_tuple_error(spark, tmp_path, rows, schema, message):

@@ -216,7 +216,7 @@ def test_a_missing_timestamp_field_names_the_field():
 @pytest.mark.parametrize("bad", ["12", 1.5, None, True])
 def test_a_timestamp_that_is_not_an_int_is_refused(bad):
     h = harness(Recorder().with_tumbling_window(Duration(10)))
-    with pytest.raises(TupleError, match="must be an int of milliseconds"):
+    with pytest.raises(TupleError, match="must be an int of epoch milliseconds or a datetime"):
         h.feed({"name": "a", "ts": bad})
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import NamedTuple
 
-from windowing.duration import Duration
+from windowing.duration import Duration, as_duration
 
 # The event-time bounds squall uses for "forever" (they fit a signed 64-bit integer).
 MIN_TIMESTAMP = -(2**63)
@@ -57,6 +57,13 @@ class WindowAssigner(ABC):
     @abstractmethod
     def assign(self, ts: int) -> list[Window]:
         """The windows a tuple with timestamp ``ts`` belongs to (the proto-window for merging assigners)."""
+
+
+def duration_field(assigner: object, cls_name: str, name: str, *, allow_zero: bool = False) -> int:
+    """The milliseconds of the assigner's Duration field ``name`` (a ``timedelta`` is stored as a Duration first)."""
+    value = as_duration(cls_name, name, getattr(assigner, name))
+    object.__setattr__(assigner, name, value)  # the assigners are frozen dataclasses
+    return require_duration(cls_name, name, value, allow_zero=allow_zero)
 
 
 def require_duration(cls_name: str, name: str, value: object, *, allow_zero: bool = False) -> int:

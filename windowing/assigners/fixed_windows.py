@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from windowing.assigners.base import Window, WindowAssigner, require_duration
+from windowing.assigners.base import Window, WindowAssigner, duration_field
 from windowing.duration import Duration
 
 
@@ -19,7 +19,7 @@ class FixedWindows(WindowAssigner):
     size_ms: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "size_ms", require_duration("FixedWindows", "size", self.size))
+        object.__setattr__(self, "size_ms", duration_field(self, "FixedWindows", "size"))
 
     def assign(self, ts: int) -> list[Window]:
         """The one window holding ``ts``."""

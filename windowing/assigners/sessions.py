@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from windowing.assigners.base import Window, WindowAssigner, require_duration
+from windowing.assigners.base import Window, WindowAssigner, duration_field
 from windowing.duration import Duration
 
 
@@ -26,7 +26,7 @@ class Sessions(WindowAssigner):
     merging = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "gap_ms", require_duration("Sessions", "gap", self.gap))
+        object.__setattr__(self, "gap_ms", duration_field(self, "Sessions", "gap"))
 
     def assign(self, ts: int) -> list[Window]:
         """The proto-session of ``ts``."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from windowing.assigners.base import Window, WindowAssigner, require_duration
+from windowing.assigners.base import Window, WindowAssigner, duration_field
 from windowing.duration import Duration
 
 
@@ -24,8 +24,8 @@ class SlidingWindows(WindowAssigner):
     period_ms: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "size_ms", require_duration("SlidingWindows", "size", self.size))
-        object.__setattr__(self, "period_ms", require_duration("SlidingWindows", "period", self.period))
+        object.__setattr__(self, "size_ms", duration_field(self, "SlidingWindows", "size"))
+        object.__setattr__(self, "period_ms", duration_field(self, "SlidingWindows", "period"))
 
     def assign(self, ts: int) -> list[Window]:
         """Every window holding ``ts``, oldest first."""

@@ -6,7 +6,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from windowing.assigners.base import Window, WindowAssigner, require_duration
+from windowing.assigners.base import Window, WindowAssigner, duration_field
 from windowing.duration import Duration
 
 
@@ -42,8 +42,8 @@ class TimeDifferenceWindows(WindowAssigner):
     data_driven = True
 
     def __post_init__(self) -> None:
-        d = require_duration("TimeDifferenceWindows", "time_difference", self.time_difference)
-        g = require_duration("TimeDifferenceWindows", "grace", self.grace, allow_zero=True)
+        d = duration_field(self, "TimeDifferenceWindows", "time_difference")
+        g = duration_field(self, "TimeDifferenceWindows", "grace", allow_zero=True)
         object.__setattr__(self, "difference_ms", d)
         object.__setattr__(self, "grace_ms", g)
 
