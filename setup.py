@@ -13,6 +13,8 @@ HBASE = ["happybase>=1.2"]
 # pyspark is pinned to the version whose Kafka connector (spark-sql-kafka-0-10_2.13) Maven Central serves;
 # pandas stays below 3 while PySpark warns about it.
 SPARK = ["pyspark==4.2.0", "pandas>=2.0,<3"]
+# KafkaSink writes each batch in a Kafka transaction; the tests produce and consume with it too.
+KAFKA = ["confluent-kafka>=2.4"]
 
 setup(
     name="squall",
@@ -29,8 +31,9 @@ setup(
         "spark": SPARK,
         "redis": REDIS,
         "hbase": HBASE,
+        "kafka": KAFKA,
         "bench": ["matplotlib>=3.8"],  # benchmarks/race.py --chart
-        "tests": TESTS + REDIS + HBASE + SPARK,
+        "tests": TESTS + REDIS + HBASE + SPARK + KAFKA,
     },
     entry_points={"console_scripts": ["squall=topologies.cli:main"]},
 )

@@ -26,3 +26,18 @@ if [ -d "$HOME_DIR/lib" ] && [ "$HOME_DIR/lib" -nt scripts/hbase/pom.xml ]; then
 else
   bash scripts/hbase.sh fetch
 fi
+
+# Kafka: the broker's jars (the tests start a single-node KRaft broker from them) and Spark's Kafka
+# connector for the pinned pyspark (spark.jars of a session that reads Kafka), both resolved by Maven.
+KAFKA_HOME_DIR="${SQUALL_KAFKA_HOME:-$PWD/.cache/kafka}"
+if [ -d "$KAFKA_HOME_DIR/lib" ] && [ "$KAFKA_HOME_DIR/lib" -nt scripts/kafka/pom.xml ]; then
+  echo "install_services: Kafka jars already in $KAFKA_HOME_DIR/lib"
+else
+  bash scripts/kafka.sh fetch
+fi
+CONNECTOR_HOME_DIR="${SQUALL_SPARK_KAFKA_HOME:-$PWD/.cache/spark-kafka}"
+if [ -d "$CONNECTOR_HOME_DIR/jars" ] && [ "$CONNECTOR_HOME_DIR/jars" -nt scripts/spark-kafka/pom.xml ]; then
+  echo "install_services: Spark's Kafka connector already in $CONNECTOR_HOME_DIR/jars"
+else
+  bash scripts/kafka.sh fetch-connector
+fi

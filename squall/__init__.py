@@ -47,6 +47,7 @@ from topologies import (
     BoltDeclarer,
     DataFrameSpout,
     FileSpout,
+    KafkaSpout,
     Output,
     Progress,
     RateSpout,
@@ -56,6 +57,8 @@ from topologies import (
     TopologyBuilder,
     TopologyHandle,
 )
+from topologies.sinks import KafkaSink
+from topologies.spouts import MalformedRecordError
 from topologies.testing import Activation, BoltHarness
 from windowing import (
     AccumulationMode,
@@ -111,7 +114,10 @@ __all__ = [
     "FileSpout",
     "FixedWindows",
     "GlobalWindows",
+    "KafkaSink",
+    "KafkaSpout",
     "KeyValueState",
+    "MalformedRecordError",
     "Never",
     "OrFinally",
     "Output",

@@ -12,7 +12,7 @@ import pytest
 import squall
 
 ROOT = Path(__file__).resolve().parents[1]
-OPTIONAL = ("pyspark", "py4j", "pandas", "redis", "happybase")
+OPTIONAL = ("pyspark", "py4j", "pandas", "redis", "happybase", "confluent_kafka")
 # name -> the module it comes from; adding or removing a public name is a deliberate change to this table.
 HOME = {
     "DEFAULT_STREAM": "bolts",
@@ -35,6 +35,9 @@ HOME = {
     "BoltDeclarer": "topologies",
     "DataFrameSpout": "topologies.spouts",
     "FileSpout": "topologies.spouts",
+    "KafkaSink": "topologies.sinks",
+    "KafkaSpout": "topologies.spouts",
+    "MalformedRecordError": "topologies.spouts",
     "Output": "topologies",
     "Progress": "topologies",
     "RateSpout": "topologies.spouts",

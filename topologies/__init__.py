@@ -5,7 +5,7 @@ from topologies.builder import BoltDeclarer, TopologyBuilder
 from topologies.executor import Output
 from topologies.groupings import AllGrouping, FieldsGrouping, GlobalGrouping, Grouping, ShuffleGrouping
 from topologies.runner import Progress, SparkRunner, TopologyHandle
-from topologies.spouts import DataFrameSpout, FileSpout, RateSpout, Spout
+from topologies.spouts import DataFrameSpout, FileSpout, KafkaSpout, RateSpout, Spout
 from topologies.topology import Topology
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "FileSpout",
     "GlobalGrouping",
     "Grouping",
+    "KafkaSpout",
     "Output",
     "Progress",
     "RateSpout",

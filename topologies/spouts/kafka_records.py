@@ -65,7 +65,8 @@ def json_side_columns(value: Column, parsed: Column, schema: StructType) -> list
     from pyspark.sql import functions as F
 
     corrupt = parsed.getField(CORRUPT_FIELD)
-    bad = F.when(value.isNull(), F.lit("tombstone")).when(corrupt.isNotNull(), F.lit("json"))
+    unread = corrupt.isNotNull() | parsed.isNull()  # parsed is null for an empty or blank value
+    bad = F.when(value.isNull(), F.lit("tombstone")).when(unread, F.lit("json"))
     flags = [
         F.struct(
             F.lit(f.name).alias("name"),
@@ -77,8 +78,8 @@ def json_side_columns(value: Column, parsed: Column, schema: StructType) -> list
     return [
         *position_columns(),
         bad.alias(BAD_COLUMN),
-        F.when(corrupt.isNotNull(), corrupt).alias(RAW_COLUMN),
-        F.when(corrupt.isNotNull(), F.array(*flags)).alias(COLUMNS_COLUMN),
+        F.when(value.isNotNull() & unread, F.coalesce(corrupt, value.cast("string"))).alias(RAW_COLUMN),
+        F.when(value.isNotNull() & unread, F.array(*flags)).alias(COLUMNS_COLUMN),
     ]
 
 

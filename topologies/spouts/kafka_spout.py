@@ -95,25 +95,13 @@ class KafkaSpout(Spout):
         self.key_format = _choice("key_format", key_format or ("bytes" if value_format == "bytes" else "string"),
                                   KEY_FORMATS)
         self.value_fields = _value_fields(self.value_format, self.schema)
-        available = [*self.value_fields, *(m for m in METADATA if m not in self.value_fields),
-                     *(f"kafka_{m}" for m in METADATA if f"kafka_{m}" not in self.value_fields)]
         if fields is None and self.value_fields is None:
             msg = f"KafkaSpout: pass `fields`; the field names of schema {schema!r} could not be read from it"
             raise ValueError(msg)
         super().__init__(fields if fields is not None else self.value_fields, stream)  # type: ignore[arg-type]
-        unknown = [f for f in self.fields if self.value_fields is not None and f not in available]
-        if unknown:
-            msg = (f"KafkaSpout: `fields` names {', '.join(map(repr, unknown))}, which a record does not have; "
-                   f"the fields are: {', '.join(available)}")
-            raise ValueError(msg)
+        _check_fields(self.fields, self.value_fields)
         self.starting_offsets = _starting_offsets(starting_offsets)
-        if max_offsets_per_trigger is not None and (
-            isinstance(max_offsets_per_trigger, bool) or not isinstance(max_offsets_per_trigger, int)
-            or max_offsets_per_trigger < 1
-        ):
-            msg = f"KafkaSpout: `max_offsets_per_trigger` must be a positive int; got {max_offsets_per_trigger!r}"
-            raise ValueError(msg)
-        self.max_offsets_per_trigger = max_offsets_per_trigger
+        self.max_offsets_per_trigger = _check_max_offsets(max_offsets_per_trigger)
         self.options = _options(options)
         self.mode = _check_mode(self.value_format, mode)
         self.error_stream = _check_error_stream(self.mode, error_stream, stream)
@@ -226,6 +214,26 @@ def _check_schema(value_format: str, schema: str | StructType | None) -> str | S
         msg = f"KafkaSpout: `schema` must be a DDL string or a StructType; got {schema!r} instead"
         raise TypeError(msg)
     return schema
+
+
+def _check_fields(fields: Fields, value_fields: tuple[str, ...] | None) -> None:
+    """``ValueError`` listing a record's fields when ``fields`` names another (unchecked if the DDL was not read)."""
+    if value_fields is None:
+        return
+    available = [*value_fields, *(m for m in METADATA if m not in value_fields),
+                 *(f"kafka_{m}" for m in METADATA if f"kafka_{m}" not in value_fields)]
+    unknown = [f for f in fields if f not in available]
+    if unknown:
+        msg = (f"KafkaSpout: `fields` names {', '.join(map(repr, unknown))}, which a record does not have; "
+               f"the fields are: {', '.join(available)}")
+        raise ValueError(msg)
+
+
+def _check_max_offsets(value: int | None) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        msg = f"KafkaSpout: `max_offsets_per_trigger` must be a positive int; got {value!r} instead"
+        raise ValueError(msg)
+    return value
 
 
 def _value_fields(value_format: str, schema: str | StructType | None) -> tuple[str, ...] | None:

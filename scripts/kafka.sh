@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# A real, single-node Apache Kafka 4.x in KRaft mode (broker and controller in one JVM, no ZooKeeper),
+# and Spark's Kafka connector jars.
+#
+#   scripts/kafka.sh fetch               resolve the broker's jars with Maven into $SQUALL_KAFKA_HOME/lib
+#   scripts/kafka.sh fetch-connector     resolve spark-sql-kafka-0-10 (for the pinned pyspark) and the
+#                                        dependencies pyspark lacks into $SQUALL_SPARK_KAFKA_HOME/jars
+#   scripts/kafka.sh connector-jars      print those jars' paths, comma separated (for spark.jars / --jars)
+#   scripts/kafka.sh start <port>        format a fresh log dir, start the broker on 127.0.0.1:<port>, wait
+#                                        until it serves, print "run_dir=... pid=... port=... controller_port=..."
+#   scripts/kafka.sh stop [port]         stop the instance on that port (all instances without one)
+#
+# SQUALL_KAFKA_HOME defaults to <repo>/.cache/kafka, SQUALL_SPARK_KAFKA_HOME to <repo>/.cache/spark-kafka.
+# Each instance lives in a fresh temp dir (config, data, log, pid file), recorded in
+# $SQUALL_KAFKA_HOME/instances/<port>; its controller port is chosen free. Topics are created on first
+# use with one partition; internal topics (offsets, transactions) have one replica, so transactions work.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/.." && pwd)"
+HOME_DIR="${SQUALL_KAFKA_HOME:-$REPO/.cache/kafka}"
+CONNECTOR_DIR="${SQUALL_SPARK_KAFKA_HOME:-$REPO/.cache/spark-kafka}"
+START_TIMEOUT="${SQUALL_KAFKA_START_TIMEOUT:-120}"
+
+die() { echo "kafka.sh: $*" >&2; exit 1; }
+
+resolve() {  # resolve <pom> <target dir>: copy the pom's runtime dependencies into <target dir>, atomically
+  command -v mvn >/dev/null || die "fetch: mvn not found; install Maven (apt-get install -y maven)"
+  mkdir -p "$(dirname "$2")"
+  rm -rf "$2.tmp"
+  mvn -q -B -Dstyle.color=never -f "$1" dependency:copy-dependencies \
+    -DincludeScope=runtime -DoutputDirectory="$2.tmp"
+  rm -rf "$2" && mv "$2.tmp" "$2"
+  echo "kafka.sh: $(ls "$2" | wc -l) jars in $2"
+}
+
+connector_jars() {
+  local jars=()
+  [ -d "$CONNECTOR_DIR/jars" ] && jars=("$CONNECTOR_DIR"/jars/*.jar)
+  [ ${#jars[@]} -gt 0 ] && [ -e "${jars[0]}" ] \
+    || die "connector-jars: no jars in $CONNECTOR_DIR/jars; run 'scripts/kafka.sh fetch-connector' first"
+  (IFS=,; echo "${jars[*]}")
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+cluster_id() {  # what 'kafka-storage.sh random-uuid' prints: 16 random bytes, URL-safe base64, no padding
+  python3 -c 'import base64, uuid; print(base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))'
+}
+
+write_config() {  # write_config <run_dir> <port> <controller_port>
+  cat > "$1/server.properties" <<PROPS
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$3
+listeners=PLAINTEXT://127.0.0.1:$2,CONTROLLER://127.0.0.1:$3
+advertised.listeners=PLAINTEXT://127.0.0.1:$2
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$1/data
+num.partitions=1
+auto.create.topics.enable=true
+num.network.threads=2
+num.io.threads=2
+background.threads=2
+num.recovery.threads.per.data.dir=1
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+log.retention.check.interval.ms=300000
+PROPS
+}
+
+java_opts() {  # a small, quick-starting JVM; logs as scripts/kafka/log4j2.properties says
+  echo "-Xms128m -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.net.preferIPv4Stack=true" \
+    "-Djava.awt.headless=true -Dlog4j2.configurationFile=$HERE/kafka/log4j2.properties"
+}
+
+listening() {  # listening <port>: whether 127.0.0.1:<port> accepts a connection
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+wait_ready() {  # wait_ready <port> <run_dir>
+  local deadline=$((SECONDS + START_TIMEOUT))
+  until grep -q "Kafka Server started" "$2/kafka.log" 2>/dev/null && listening "$1"; do
+    kill -0 "$(cat "$2/kafka.pid")" 2>/dev/null || { tail -30 "$2/kafka.log" >&2; die "start: the broker JVM exited; log: $2/kafka.log"; }
+    [ $SECONDS -lt $deadline ] || die "start: Kafka not ready after ${START_TIMEOUT}s; log in $2/kafka.log"
+    sleep 0.2
+  done
+}
+
+start() {
+  local port="${1:-}" run controller cp
+  [[ "$port" =~ ^[0-9]+$ ]] || die "start: expected a port number; got '${port}' instead"
+  [ -d "$HOME_DIR/lib" ] || die "start: no jars in $HOME_DIR/lib; run 'scripts/kafka.sh fetch' first"
+  command -v java >/dev/null || die "start: java not found; install a JDK 17 (apt-get install -y openjdk-17-jre-headless)"
+  [ ! -e "$HOME_DIR/instances/$port" ] || die "start: an instance is already recorded for port $port; run 'scripts/kafka.sh stop $port'"
+  run="$(mktemp -d "${TMPDIR:-/tmp}/squall-kafka.XXXXXX")"
+  mkdir -p "$run/data" "$HOME_DIR/instances"
+  echo "$run" > "$HOME_DIR/instances/$port"
+  controller="$(free_port)"
+  write_config "$run" "$port" "$controller"
+  cp="$HOME_DIR/lib/*"
+  # shellcheck disable=SC2046
+  java $(java_opts) -cp "$cp" kafka.tools.StorageTool format -t "$(cluster_id)" -c "$run/server.properties" \
+    >"$run/format.log" 2>&1 || { cat "$run/format.log" >&2; die "start: formatting the log dir failed"; }
+  # shellcheck disable=SC2046
+  nohup java $(java_opts) -cp "$cp" kafka.Kafka "$run/server.properties" >"$run/kafka.log" 2>&1 &
+  echo $! > "$run/kafka.pid"
+  wait_ready "$port" "$run"
+  echo "run_dir=$run pid=$(cat "$run/kafka.pid") port=$port controller_port=$controller"
+}
+
+stop_one() {  # stop_one <port>
+  local record="$HOME_DIR/instances/$1" run pid
+  [ -f "$record" ] || die "stop: no instance recorded for port $1 in $HOME_DIR/instances"
+  run="$(cat "$record")"
+  pid="$(cat "$run/kafka.pid" 2>/dev/null || true)"
+  if [ -n "$pid" ]; then
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done  # its data is thrown away
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -rf "$run" "$record"
+  echo "kafka.sh: stopped the instance on port $1"
+}
+
+stop() {
+  if [ -n "${1:-}" ]; then stop_one "$1"; return; fi
+  for record in "$HOME_DIR"/instances/*; do [ -e "$record" ] && stop_one "$(basename "$record")"; done
+  return 0
+}
+
+case "${1:-}" in
+  fetch) resolve "$HERE/kafka/pom.xml" "$HOME_DIR/lib" ;;
+  fetch-connector) resolve "$HERE/spark-kafka/pom.xml" "$CONNECTOR_DIR/jars" ;;
+  connector-jars) connector_jars ;;
+  start) start "${2:-}" ;;
+  stop) stop "${2:-}" ;;
+  *) die "expected one of: fetch, fetch-connector, connector-jars, start <port>, stop [port]; got '${1:-}'" ;;
+esac

@@ -1,0 +1,74 @@
+"""The broker script's refusals, and the documented way to give Spark the connector: `spark.jars`, new session."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.kafka.helpers import event
+from tests.kafka_fixtures import KAFKA_SH
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def kafka_sh(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", str(KAFKA_SH), *args], capture_output=True, text=True, timeout=60, check=False,
+                          env={**os.environ, **env})
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("start",), "start: expected a port number; got '' instead"),
+    (("start", "1"), "start: no jars in {home}/lib; run 'scripts/kafka.sh fetch' first"),
+    (("stop", "1"), "stop: no instance recorded for port 1 in {home}/instances"),
+    (("connector-jars",), "connector-jars: no jars in {home}/jars; run 'scripts/kafka.sh fetch-connector' first"),
+    (("restart",), "expected one of: fetch, fetch-connector, connector-jars, start <port>, stop [port]; got 'restart'"),
+])
+def test_the_broker_script_says_what_is_wrong(tmp_path, args, message):
+    result = kafka_sh(*args, SQUALL_KAFKA_HOME=str(tmp_path), SQUALL_SPARK_KAFKA_HOME=str(tmp_path))
+    assert result.returncode != 0
+    assert f"kafka.sh: {message.format(home=tmp_path)}" in result.stderr
+
+
+SCRIPT = textwrap.dedent("""
+    import json, sys, tempfile
+    from pyspark.sql import SparkSession
+    from tests.kafka.helpers import echo_topology
+    from topologies import SparkRunner
+    from topologies.spouts import KafkaSpout, connector_jars
+
+    spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+             .config("spark.jars", ",".join(connector_jars())).getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    topic, bootstrap = sys.argv[1], sys.argv[2]
+    spout = KafkaSpout(topic, bootstrap, schema="key STRING, ts BIGINT, value BIGINT")
+    topology = echo_topology({"events": spout}, {"events": ("key", "ts", "value")})
+    runner = SparkRunner(spark, checkpoint_location=tempfile.mkdtemp())
+    handle = runner.submit("setup", topology, available_now=True)
+    handle.await_termination(120)
+    print(json.dumps([list(o.values) for o in handle.outputs()]))
+    spark.stop()
+""")
+
+
+@pytest.mark.kafka
+@pytest.mark.spark
+def test_a_session_built_with_spark_jars_reads_a_topic(kafka, tmp_path):
+    pytest.importorskip("pyspark")
+    from topologies.spouts import connector_jars
+
+    try:
+        connector_jars()
+    except FileNotFoundError as err:
+        pytest.skip(str(err))
+    topic = kafka.create_topic("setup")
+    kafka.produce(topic, [event("a", 1_000, 1), event("b", 2_000, 2)])
+    result = subprocess.run([sys.executable, "-c", SCRIPT, topic, kafka.bootstrap], capture_output=True, text=True,
+                            timeout=300, check=False, cwd=REPO, env={**os.environ, "PYSPARK_PYTHON": sys.executable})
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == [["a", 1_000, 1], ["b", 2_000, 2]]

@@ -1,0 +1,158 @@
+"""A real Kafka broker for the test run (KRaft, started by scripts/kafka.sh), and a small client for the tests.
+
+Imported by ``tests/kafka/conftest.py``. ``kafka_bootstrap`` starts one broker
+on a free port the first time a test needs it and stops it when the run ends;
+it skips, saying what to run, when the broker's jars are not fetched. The
+tests talk to the broker with confluent-kafka (:class:`KafkaClient`): create
+topics, produce records to chosen partitions, read a topic back to its end.
+``kafka_spark`` is the run's SparkSession with Spark's Kafka connector loaded.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.service_fixtures import free_port
+
+REPO = Path(__file__).resolve().parent.parent
+KAFKA_SH = REPO / "scripts" / "kafka.sh"
+_CONNECTOR_CLASS = "org.apache.spark.sql.kafka010.KafkaSourceProvider"
+LOG = logging.getLogger("tests.kafka")  # librdkafka's log lines go here, not to stderr
+
+
+@dataclass(frozen=True)
+class Record:
+    """A record read back from a topic."""
+
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    timestamp: int
+
+
+class KafkaClient:
+    """Create topics, produce and consume on the test broker at ``bootstrap``."""
+
+    def __init__(self, bootstrap: str) -> None:
+        from confluent_kafka.admin import AdminClient
+
+        self.bootstrap = bootstrap
+        self.admin: Any = AdminClient({"bootstrap.servers": bootstrap, "logger": LOG})
+
+    def create_topic(self, prefix: str = "t", partitions: int = 1) -> str:
+        """A new topic named ``<prefix>-<random>`` with ``partitions`` partitions; returns its name."""
+        from confluent_kafka.admin import NewTopic
+
+        name = f"{prefix}-{uuid.uuid4().hex[:10]}"
+        self.admin.create_topics([NewTopic(name, partitions, 1)])[name].result(30)
+        return name
+
+    def produce(self, topic: str, records: Iterable[tuple[Any, Any] | tuple[Any, Any, int]],
+                timestamp: int | None = None) -> None:
+        """Write ``(key, value)`` or ``(key, value, partition)`` records in order (str is UTF-8), and wait for them."""
+        from confluent_kafka import Producer
+
+        producer = Producer({"bootstrap.servers": self.bootstrap, "enable.idempotence": True, "linger.ms": 5,
+                             "logger": LOG})
+        errors: list[Any] = []
+        for record in records:
+            key, value, *partition = record
+            extra: dict[str, Any] = {"partition": partition[0]} if partition else {}
+            if timestamp is not None:
+                extra["timestamp"] = timestamp
+            producer.produce(topic, key=_bytes(key), value=_bytes(value),
+                             on_delivery=lambda err, _msg: err and errors.append(err), **extra)
+        producer.flush(30)
+        assert not errors, f"produce to {topic} failed: {errors}"
+
+    def consume(self, topic: str, *, read_committed: bool = True, timeout: float = 30.0) -> list[Record]:
+        """Every record of ``topic`` up to its end, by partition then offset (committed ones only, by default)."""
+        from confluent_kafka import Consumer, TopicPartition
+
+        consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": f"reader-{uuid.uuid4().hex[:8]}",
+                             "enable.auto.commit": False, "auto.offset.reset": "earliest",
+                             "isolation.level": "read_committed" if read_committed else "read_uncommitted",
+                             "logger": LOG})
+        try:
+            partitions = consumer.list_topics(topic, timeout=timeout).topics[topic].partitions
+            ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=timeout)[1] for p in partitions}
+            consumer.assign([TopicPartition(topic, p, 0) for p in partitions])
+            records: list[Record] = []
+            deadline = time.monotonic() + timeout
+            while any(consumer.position([TopicPartition(topic, p)])[0].offset < end for p, end in ends.items()
+                      if end > 0):
+                assert time.monotonic() < deadline, f"{topic}: not read to its end within {timeout} s"
+                message = consumer.poll(0.2)
+                if message is None or message.error():
+                    continue
+                records.append(Record(message.topic(), message.partition(), message.offset(), message.key(),
+                                      message.value(), message.timestamp()[1]))
+            return sorted(records, key=lambda r: (r.partition, r.offset))
+        finally:
+            consumer.close()
+
+
+def _bytes(value: Any) -> bytes | None:
+    return value.encode() if isinstance(value, str) else value
+
+
+@pytest.fixture(scope="session")
+def kafka_bootstrap() -> Iterator[str]:
+    """``127.0.0.1:<port>`` of the run's Kafka broker, started by scripts/kafka.sh (KRaft, one node)."""
+    home = Path(os.environ.get("SQUALL_KAFKA_HOME", REPO / ".cache" / "kafka"))
+    if shutil.which("java") is None or not (home / "lib").is_dir():
+        pytest.skip(f"no Kafka jars in {home}/lib (or no java); run scripts/install_services.sh")
+    port = free_port()
+    result = subprocess.run(["bash", str(KAFKA_SH), "start", str(port)], capture_output=True, text=True,
+                            timeout=300, check=False)
+    try:
+        if result.returncode != 0:
+            pytest.fail(f"scripts/kafka.sh start {port} failed:\n{result.stdout}\n{result.stderr}")
+        yield f"127.0.0.1:{port}"
+    finally:
+        subprocess.run(["bash", str(KAFKA_SH), "stop", str(port)], capture_output=True, timeout=120, check=False)
+
+
+@pytest.fixture(scope="session")
+def kafka(request: pytest.FixtureRequest) -> Iterator[KafkaClient]:
+    """A :class:`KafkaClient` of the run's broker (skips without confluent-kafka); closed before the broker stops."""
+    pytest.importorskip("confluent_kafka", reason="the Kafka tests need confluent-kafka: pip install confluent-kafka")
+    client = KafkaClient(request.getfixturevalue("kafka_bootstrap"))  # the broker starts only when it can be used
+    yield client
+    client.admin = None  # librdkafka closes the handle when it is collected: not left retrying a stopped broker
+    gc.collect()
+
+
+@pytest.fixture(scope="session")
+def kafka_spark(spark: Any) -> Any:
+    """The run's SparkSession with Spark's Kafka connector: its jars added to the running session (``ADD JAR``).
+
+    The session may have been built by other tests without ``spark.jars``; ``ADD
+    JAR`` puts the connector on the driver's class loader (for the thread that
+    runs the tests, which starts the queries) and the executors'.
+    """
+    from topologies.spouts import connector_jars
+
+    try:
+        jars = connector_jars()
+    except FileNotFoundError as err:
+        pytest.skip(str(err))
+    for jar in jars:
+        spark.sql(f"ADD JAR '{jar}'")
+    loader = spark._jvm.java.lang.Thread.currentThread().getContextClassLoader()
+    spark._jvm.java.lang.Class.forName(_CONNECTOR_CLASS, False, loader)  # raises when the connector did not load
+    return spark
