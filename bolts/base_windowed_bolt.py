@@ -72,6 +72,19 @@ class BaseWindowedBolt(EventTimeOptions, BaseBolt):
         require_positive("with_tumbling_window", "length", length)
         return self._set(length=length, slide=length)
 
+    def with_storm_semantics(self) -> Self:
+        """Behave exactly as Storm 2.x's ``WindowManager`` in event time, tuple for tuple.
+
+        Switches off squall's three documented deviations (docs/storm-differences.md):
+        the event-time scan walks the queue in arrival order and stops at the first
+        tuple beyond the window end plus the lag; event-time count windows count in
+        arrival order; a window fires when the watermark reaches its end. Storm's
+        queue compaction every 100 tuples is kept too. Processing-time windows
+        already behave as Storm's and do not change. Refused with
+        ``with_max_events_in_memory`` in event time (checked when the bolt is built).
+        """
+        return self._set(storm_semantics=True)
+
     # Event time: with_timestamp_field, with_timestamp_extractor, with_lag, with_watermark_interval and
     # with_late_tuple_stream come from EventTimeOptions.
     def _set_option(self, setting: str, value: Any) -> Self:

@@ -46,6 +46,7 @@ class WindowConfig:
     message_id_field: str | None = None
     persistence: bool = False
     max_events_in_memory: int | None = None
+    storm_semantics: bool = False
 
     def with_(self, **changes: Any) -> WindowConfig:
         """A copy with ``changes`` applied."""
@@ -84,8 +85,21 @@ class WindowConfig:
                         "call with_timestamp_field(...) or with_timestamp_extractor(...) too"
                     )
                     raise ValueError(msg)
+        if self.storm_semantics and self.event_time and self.max_events_in_memory is not None:
+            msg = (
+                f"with_storm_semantics: cannot be combined with with_max_events_in_memory({self.max_events_in_memory})"
+                f"{who}; Storm's event-time windows scan their whole queue in arrival order at every "
+                "evaluation, which defeats paging: drop one of the two"
+            )
+            raise ValueError(msg)
 
     def spec(self) -> WindowSpec:
         """The window spec for the window manager (call :meth:`validate` first)."""
         self.validate()
-        return WindowSpec(cast(Count | Duration, self.length), self.slide or Count(1), self.event_time)
+        return WindowSpec(
+            cast(Count | Duration, self.length),
+            self.slide or Count(1),
+            self.event_time,
+            storm_semantics=self.storm_semantics,
+            lag_ms=self.lag_ms,
+        )

@@ -55,12 +55,13 @@ def final_watermark(spec: WindowSpec, held: list[Event[Tuple]]) -> int | None:
     safe. A count window with a duration slide never empties (it keeps its last N
     tuples), so the watermark stops just past the end of the first window that
     holds the newest tuple (that end is below ``newest + slide``) instead of firing
-    the same tuples forever.
+    the same tuples forever; Storm-exact windows fire when the watermark reaches
+    their end, so there it stops on ``newest + slide - 1``.
     """
     if isinstance(spec.length, Count) and isinstance(spec.slide, Duration):
         if not held:
             return None
-        return max(e.ts for e in held) + spec.slide.value
+        return max(e.ts for e in held) + spec.slide.value - (1 if spec.storm_exact else 0)
     return END_OF_TIME
 
 

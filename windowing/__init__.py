@@ -5,6 +5,7 @@ Nothing here imports Spark; the package is unit-tested without a JVM.
 
 from windowing import aggregators
 from windowing.accumulation import AccumulationMode
+from windowing.arrival_queue_eviction_policy import ArrivalQueueEvictionPolicy
 from windowing.assigners import (
     END_OF_TIME,
     MIN_TIMESTAMP,
@@ -21,9 +22,14 @@ from windowing.count_eviction_policy import CountEvictionPolicy
 from windowing.count_trigger_policy import CountTriggerPolicy
 from windowing.duration import Count, Duration
 from windowing.event import Event
+from windowing.eviction_action import Action
 from windowing.eviction_context import EvictionContext
 from windowing.eviction_policy import EvictionPolicy, WindowScan
 from windowing.panes import PaneInfo, Timing
+from windowing.storm_watermark_count_eviction_policy import StormWatermarkCountEvictionPolicy
+from windowing.storm_watermark_time_eviction_policy import StormWatermarkTimeEvictionPolicy
+from windowing.storm_watermark_time_trigger_policy import StormWatermarkTimeTriggerPolicy
+from windowing.storm_window_manager import StormWindowManager
 from windowing.time_eviction_policy import TimeEvictionPolicy
 from windowing.time_trigger_policy import TimeTriggerPolicy
 from windowing.trigger_policy import TriggerPolicy
@@ -55,12 +61,14 @@ __all__ = [
     "END_OF_TIME",
     "MIN_TIMESTAMP",
     "AccumulationMode",
+    "Action",
     "AfterAll",
     "AfterAny",
     "AfterCount",
     "AfterEach",
     "AfterProcessingTime",
     "AfterWatermark",
+    "ArrivalQueueEvictionPolicy",
     "Count",
     "CountEvictionPolicy",
     "CountTriggerPolicy",
@@ -79,6 +87,10 @@ __all__ = [
     "Repeatedly",
     "Sessions",
     "SlidingWindows",
+    "StormWatermarkCountEvictionPolicy",
+    "StormWatermarkTimeEvictionPolicy",
+    "StormWatermarkTimeTriggerPolicy",
+    "StormWindowManager",
     "TimeDifferenceWindows",
     "TimeEvictionPolicy",
     "TimeTriggerPolicy",

@@ -97,6 +97,13 @@ class EvictionPolicy(ABC):
         after every ``count``-th, record the largest timestamp seen so far.
         """
 
+    def compact(self) -> None:  # noqa: B027 - only Storm's arrival queue compacts
+        """Storm's periodic queue compaction (``WindowManager.compactWindow``).
+
+        squall's own policies expire as tuples arrive or at evaluations, so they
+        have nothing to compact; the Storm-exact queue expires its front here.
+        """
+
     def _require_context(self) -> EvictionContext:
         if self.context is None:
             msg = f"{type(self).__name__}.scan: no eviction context; a trigger sets one before it scans"

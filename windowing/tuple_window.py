@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 
 from windowing.event import Event
 from windowing.eviction_policy import WindowScan
-from windowing.membership import Membership, SeqRange, TimeRange
+from windowing.membership import Membership, SeqRange
 
 T = TypeVar("T")
 
@@ -92,9 +92,10 @@ class TupleWindow(Generic[T]):
         prev, scan = self._prev, self._scan
         if prev is None:
             return self._events()
-        if scan.arrival_ordered and isinstance(scan.source, list) and isinstance(prev, SeqRange | TimeRange):
-            # Arrival-ordered windows only move forward: every held event that arrived before the previous
+        if scan.arrival_ordered and isinstance(scan.source, list) and isinstance(prev, SeqRange):
+            # Processing-time count windows only move forward: every held event that arrived before the previous
             # evaluation was in its window, so the new ones are the suffix from its end_seq, found by bisection.
+            # (Storm-exact event-time windows are arrival-ordered too, but a kept event can join a later window.)
             start = bisect_left(scan.source, prev.end_seq, scan.lo, scan.hi, key=_seq)
             return scan.source[start : scan.hi]  # type: ignore[no-any-return]
         return [e for e in self._events() if not prev(e)]

@@ -37,7 +37,7 @@ class WatermarkTimeTriggerPolicy(TriggerPolicy):
         if not self.started:
             return
         end = self.next_window_end
-        while end < ts:
+        while self.is_due(end, ts):
             count = self.queries.event_count(end)
             self.eviction.set_context(EvictionContext(end, current_count=count))
             if self.handler.on_trigger():
@@ -48,6 +48,10 @@ class WatermarkTimeTriggerPolicy(TriggerPolicy):
                 break
             end = -(-earliest // self.interval) * self.interval  # ceiling to the interval
         self.next_window_end = end
+
+    def is_due(self, window_end: int, watermark: int) -> bool:
+        """Whether the window ending at ``window_end`` fires at ``watermark``: once the watermark is past it."""
+        return window_end < watermark
 
     def state(self) -> int | None:
         """The end of the next window to evaluate."""

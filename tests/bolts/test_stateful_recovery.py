@@ -38,6 +38,7 @@ config = st.fixed_dictionaries(
         "lag": st.integers(0, 10),
         "mode": st.sampled_from(["persistence", "message_id", "paged"]),
         "in_memory": st.integers(1, 24),
+        "storm": st.booleans(),
     }
 )
 batch = st.lists(st.tuples(st.sampled_from(["feed", "advance"]), st.integers(-3, 25)), max_size=12)
@@ -47,6 +48,8 @@ def _bolt(cfg):
     bolt = RunningTotal().with_window(_unit(*cfg["length"]), _unit(*cfg["slide"]))
     if cfg["event_time"]:
         bolt = bolt.with_timestamp_field("ts").with_lag(Duration(cfg["lag"])).with_watermark_interval(Duration(5))
+    if cfg["storm"] and cfg["mode"] != "paged":  # Storm-exact event-time windows refuse paging
+        bolt = bolt.with_storm_semantics()
     if cfg["mode"] == "paged":  # pages of 1 to 3 tuples, spilled after every commit beyond the bound
         return bolt.with_persistence().with_max_events_in_memory(cfg["in_memory"])
     return bolt.with_persistence() if cfg["mode"] == "persistence" else bolt.with_message_id_field("id")

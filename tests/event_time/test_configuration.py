@@ -35,7 +35,7 @@ def test_lateness_contradicting_grace_is_refused_at_build():
 
 def test_bad_tuples_raise_tuple_error():
     h = harness(sum_bolt(FixedWindows(Duration(10))))
-    with pytest.raises(TupleError, match="timestamp in .ts. must be an int of epoch milliseconds or a datetime"):
+    with pytest.raises(TupleError, match=r"timestamp in 'ts' must be an int of epoch milliseconds or a datetime"):
         h.feed_batch([("k", "soon", 1)])
     with pytest.raises(TupleError, match="cannot take"):
         h.feed_batch([("k", 1, "x")])

@@ -8,7 +8,8 @@ late stream, ack-listener calls) together with their state after every step
 tasks, the whole store after every commit. The two logs must be equal, for
 event-time and processing-time windows, count and duration lengths and slides,
 several input streams, lag and late streams, plain, persistent, paged and
-message-id tasks, commits and restarts (with a replaying source) mid-stream.
+message-id tasks, Storm-exact windows (``with_storm_semantics``), commits and
+restarts (with a replaying source) mid-stream.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ def _bolt(cfg):
             bolt = bolt.with_timestamp_field("ts")
         if cfg["late_stream"]:
             bolt = bolt.with_late_tuple_stream("late")
+    if cfg.get("storm") and cfg["mode"] != "paged":  # Storm-exact event-time windows refuse paging
+        bolt = bolt.with_storm_semantics()
     if cfg["mode"] == "paged":
         return bolt.with_persistence().with_max_events_in_memory(cfg["in_memory"])
     if cfg["mode"] == "persistent":
@@ -177,6 +180,7 @@ config = st.fixed_dictionaries(
         "batch_end": st.booleans(),
         "mode": st.sampled_from(["plain", "persisted", "persistent", "paged", "message_id"]),
         "in_memory": st.integers(1, 24),
+        "storm": st.booleans(),
     }
 )
 # Rows are (input stream, timestamp offset from the current time): disorder both ways, late tuples, ties.
