@@ -130,3 +130,13 @@ def test_the_runner_checks_outputs_in_memory_and_on_output(tmp_path):
         SparkRunner(None, checkpoint_location=tmp_path, outputs_in_memory="10")
     with pytest.raises(TypeError, match="`on_output` must be callable"):
         SparkRunner(None, checkpoint_location=tmp_path, on_output="print")
+
+
+def test_a_new_process_never_gives_a_batch_an_earlier_time_than_the_batch_before(tmp_path):
+    from topologies.executor import BatchClock
+
+    assert BatchClock(tmp_path, lambda: 5_000).time_of(0, None) == 5_000
+    later = BatchClock(tmp_path, lambda: 1_000)  # a new process whose clock was set back
+    assert later.time_of(1, None) == 5_000
+    assert later.time_of(0, None) == 5_000  # a replay reuses the recorded time
+    assert later.time_of(2, 5_000) == 5_000

@@ -5,55 +5,60 @@ time the batch runs and read back when Spark runs it again. A batch's outputs
 go to one file per batch id that has outputs, replaced as a whole, so a
 replayed batch overwrites rather than duplicates them; a batch with none (an
 idle heartbeat batch) writes no file. In memory only a bounded tail of outputs
-is kept.
+is kept. Both directories are ``StorageDir`` objects (``hadoop_fs``):
+local, or on any Hadoop-compatible filesystem (``hdfs://``, ``s3a://``).
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from bolts import Tuple
+from topologies.executor.hadoop_fs import StorageDir, as_dir, local_path
 from topologies.executor.runtime import Output
 
 KEEP_TIMES = 200  # batch times kept on disk; Spark never replays more than the last batch
 
 
-def local_path(location: str) -> Path:
-    """A local filesystem path from ``location`` (``file:`` URLs included)."""
-    return Path(location.removeprefix("file://").removeprefix("file:"))
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+__all__ = ["BatchClock", "OutputLog", "local_path", "to_json"]
 
 
 class BatchClock:
     """Processing time per batch id: recorded once from ``clock``, reused on replay, never going back."""
 
-    def __init__(self, directory: Path, clock: Callable[[], int]) -> None:
-        self.directory = directory
+    def __init__(self, directory: StorageDir | Path, clock: Callable[[], int]) -> None:
+        self.directory = as_dir(directory)
         self.clock = clock
-        directory.mkdir(parents=True, exist_ok=True)
+        self.directory.mkdirs()
 
     def time_of(self, batch_id: int, previous_ms: int | None) -> int:
-        """The processing time of ``batch_id`` in ms (at least ``previous_ms``)."""
-        path = self.directory / f"{batch_id}.json"
-        if path.exists():
-            return int(json.loads(path.read_text(encoding="utf-8"))["time_ms"])
+        """The processing time of ``batch_id`` in ms, recorded the first time it is asked for.
+
+        It is at least ``previous_ms`` and at least the recorded time of
+        ``batch_id - 1``: a new process resumes its tasks at that time, and a
+        clock set back must not move them back.
+        """
+        recorded = self._recorded(batch_id)
+        if recorded is not None:
+            return recorded
         now = self.clock()
-        if previous_ms is not None:
-            now = max(now, previous_ms)
-        _write_atomically(path, json.dumps({"batch_id": batch_id, "time_ms": now}))
-        old = self.directory / f"{batch_id - KEEP_TIMES}.json"
-        old.unlink(missing_ok=True)
+        floor = previous_ms if previous_ms is not None else self._recorded(batch_id - 1)
+        if floor is not None:
+            now = max(now, floor)
+        name = f"{batch_id}.json"
+        self.directory.write_text(name, json.dumps({"batch_id": batch_id, "time_ms": now}))
+        self.directory.delete(f"{batch_id - KEEP_TIMES}.json")
         return now
+
+    def _recorded(self, batch_id: int) -> int | None:
+        name = f"{batch_id}.json"
+        if batch_id < 0 or not self.directory.exists(name):
+            return None
+        return int(json.loads(self.directory.read_text(name))["time_ms"])
 
 
 def to_json(value: Any) -> Any:
@@ -95,9 +100,10 @@ class OutputLog:
     FINAL = "final"
 
     def __init__(
-        self, directory: Path | None, keep: int | None = DEFAULT_OUTPUTS_IN_MEMORY, on_output: OutputSink | None = None,
+        self, directory: StorageDir | Path | None, keep: int | None = DEFAULT_OUTPUTS_IN_MEMORY,
+        on_output: OutputSink | None = None,
     ) -> None:
-        self.directory = directory
+        self.directory = None if directory is None else as_dir(directory)
         self.keep = keep
         self.on_output = on_output
         self.batches: dict[OutputKey, list[Output]] = {}
@@ -107,8 +113,8 @@ class OutputLog:
         self._last: tuple[OutputKey, int] | None = None  # the last batch written and its number of outputs
         self._ids: tuple[int, int] | None = None  # the first and last batch ids written
         self._flushed = False  # whether the final flush was written
-        if directory is not None:
-            directory.mkdir(parents=True, exist_ok=True)
+        if self.directory is not None:
+            self.directory.mkdirs()
 
     def write(self, key: OutputKey, outputs: Iterable[Output]) -> None:
         """Record (replace) the outputs of batch ``key`` (a batch id, or ``"final"`` for the shutdown flush)."""
@@ -132,13 +138,16 @@ class OutputLog:
             self.on_output(key, records)
 
     def _write_file(self, key: OutputKey, records: list[Output]) -> None:
-        path = self.directory / self.file_name(key)  # type: ignore[operator]
+        directory = self.directory
+        if directory is None:
+            return
+        name = self.file_name(key)
         if not records and key != self.FINAL:
-            path.unlink(missing_ok=True)
+            directory.delete(name)
             return
         lines = [json.dumps({"component": o.component, "task": o.task, "stream": o.stream,
                              "values": to_json(o.values)}) for o in records]
-        _write_atomically(path, "".join(line + "\n" for line in lines))
+        directory.write_text(name, "".join(line + "\n" for line in lines))
 
     def _trim(self) -> None:
         if self.keep is None:
@@ -181,10 +190,10 @@ class OutputLog:
         names = []
         if self._ids is not None:
             first, last = self._ids
-            names = sorted(p.name for p in self.directory.glob("batch-*.jsonl")
-                           if first <= int(p.name.removeprefix("batch-").removesuffix(".jsonl")) <= last)
+            names = sorted(name for name in self.directory.names()
+                           if name.startswith("batch-") and name.endswith(".jsonl")
+                           and first <= int(name.removeprefix("batch-").removesuffix(".jsonl")) <= last)
         if self._flushed:
             names.append(self.file_name(self.FINAL))
         for name in names:
-            with (self.directory / name).open(encoding="utf-8") as lines:
-                yield from (json.loads(line) for line in lines)
+            yield from (json.loads(line) for line in self.directory.read_text(name).splitlines() if line)

@@ -14,21 +14,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from state_backends import StateBackend, redact
+from topologies.executor.hadoop_fs import StorageDir, as_dir
 from topologies.executor.stored import ROUTER, namespace_name
 from topologies.topology import Topology
 
 
-def last_committed_batch(spark_checkpoint: Path) -> int | None:
+def last_committed_batch(spark_checkpoint: StorageDir | Path) -> int | None:
     """The highest batch id Spark's checkpoint records as committed (``commits/<id>``), None before any."""
-    commits = spark_checkpoint / "commits"
-    if not commits.is_dir():
-        return None
-    ids = [int(p.name) for p in commits.iterdir() if p.name.isdigit()]
+    ids = [int(name) for name in as_dir(spark_checkpoint).child("commits").names() if name.isdigit()]
     return max(ids) if ids else None
 
 
 def check_store_not_behind(backend: StateBackend, url: str, name: str, topology: Topology,
-                           spark_checkpoint: Path) -> None:
+                           spark_checkpoint: StorageDir | Path) -> None:
     """``RuntimeError`` when the store is behind the checkpoint of query ``name``.
 
     The shuffle counters' namespace must hold the checkpoint's last batch (a
@@ -36,6 +34,7 @@ def check_store_not_behind(backend: StateBackend, url: str, name: str, topology:
     commit must not be behind it (a store that lost part of its data). A task
     namespace with no commit at all is a bolt added since, which starts empty.
     """
+    spark_checkpoint = as_dir(spark_checkpoint)
     last = last_committed_batch(spark_checkpoint)
     if last is None:
         return
@@ -55,6 +54,6 @@ def check_store_not_behind(backend: StateBackend, url: str, name: str, topology:
                 f"holds {held}, but Spark's checkpoint ({spark_checkpoint}) committed batch {last}, {behind} "
                 "batch(es) more; the store lost data (was it restarted without persistence?), and resuming would "
                 "start windows and state afresh mid-stream. To start afresh on purpose, delete the checkpoint "
-                f"directory {spark_checkpoint.parent} (or submit under a new name)"
+                f"directory {str(spark_checkpoint).removesuffix('/spark')} (or submit under a new name)"
             )
             raise RuntimeError(msg)
