@@ -11,16 +11,29 @@ import argparse
 import importlib.util
 import json
 import re
+import signal
 import sys
 import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from types import ModuleType
+from types import FrameType, ModuleType
+from typing import TYPE_CHECKING
 
+from topologies.executor.hadoop_fs import join
+from topologies.metrics import format_watermark
+from topologies.plot import add_plot_command
 from topologies.runner import SparkRunner, TopologyHandle
 from topologies.topology import Topology
 from windowing import Duration
 
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
 _UNITS = {"ms": Duration.milliseconds, "s": Duration.seconds, "m": Duration.minutes}
+LOG_LEVELS = ("ALL", "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF")
+INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C (128 + SIGINT), as shells report it
 
 
 def parse_interval(text: str) -> Duration:
@@ -54,9 +67,16 @@ def load_topology(path: str) -> Topology:
 
 
 def parser() -> argparse.ArgumentParser:
-    """The command-line parser."""
+    """The command-line parser: one subcommand per ``add_*_command`` function."""
     p = argparse.ArgumentParser(prog="squall", description="Storm-style topologies on Spark Structured Streaming")
     sub = p.add_subparsers(dest="command", required=True)
+    add_run_command(sub)
+    add_plot_command(sub)
+    return p
+
+
+def add_run_command(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """The ``run`` subcommand's parser."""
     run = sub.add_parser("run", help="run a topology defined in a Python file")
     run.add_argument("path", help="a .py file defining build_topology() or `topology`")
     run.add_argument("--master", default="local[2]", help="Spark master (default local[2])")
@@ -72,43 +92,150 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--name", help="query name (default: the file's name)")
     run.add_argument("--progress-every", type=float, default=2.0, help="seconds between progress lines")
     run.add_argument(
+        "--log-level", type=str.upper, choices=LOG_LEVELS, default="ERROR",
+        help="Spark's log level (default ERROR; WARN or INFO to see more)",
+    )
+    run.add_argument(
         "--print-outputs", action="store_true",
         help="print every output of this run as a JSON line at the end (read back from --output)",
     )
-    return p
+    run.set_defaults(handler=run_command)
+    return run
 
 
-def watch(handle: TopologyHandle, every: float) -> None:
-    """Print a progress line every ``every`` seconds until the query ends (Ctrl-C stops it with a flush)."""
+class StopRequest:
+    """A SIGINT handler that only records the request: the main loop stops the query between two polls.
+
+    It replaces PySpark's handler (which cancels every Spark job and raises
+    ``KeyboardInterrupt`` inside whatever py4j call is waiting), so Ctrl-C never
+    interrupts the JVM half-way through a call.
+    """
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        """Record the request (a second Ctrl-C while stopping changes nothing)."""
+        self.event.set()
+
+    @property
+    def requested(self) -> bool:
+        """Whether Ctrl-C was pressed."""
+        return self.event.is_set()
+
+
+@contextmanager
+def stop_on_sigint() -> Iterator[StopRequest]:
+    """Install a :class:`StopRequest` as the SIGINT handler for the block (main thread only)."""
+    request = StopRequest()
+    if threading.current_thread() is not threading.main_thread():
+        yield request
+        return
+    previous = signal.signal(signal.SIGINT, request)
     try:
-        while not handle.await_termination(every):
+        yield request
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def watch(handle: TopologyHandle, every: float, stop: StopRequest | None = None) -> bool:
+    """Print a progress line every ``every`` seconds until the query ends or ``stop`` is requested.
+
+    Returns True when stopped by a request: the query is then stopped and the
+    bolts flushed after the last complete batch. A batch error is raised.
+    """
+    poll = max(0.05, min(every, 0.25))
+    waited = 0.0
+    while not handle.await_termination(poll):
+        if stop is not None and stop.requested:
+            _stop_and_flush(handle)
+            return True
+        waited += poll
+        if waited >= every:
+            waited = 0.0
             print(f"[{handle.name}] {handle.progress.line()}", flush=True)
-    except KeyboardInterrupt:
-        print(f"[{handle.name}] stopping: flushing the bolts", flush=True)
-        handle.stop()
+    return False
+
+
+def _stop_and_flush(handle: TopologyHandle) -> None:
+    """Stop the query, then flush the bolts, unless a batch failed for a reason other than the stop itself."""
+    print(f"[{handle.name}] stopping: flushing the bolts", flush=True)
+    handle.stop(flush=False)
+    failure = handle.query.exception()
+    error = handle.executor.error
+    if failure is not None:  # the query failed on its own before the stop took effect: a real error
+        raise error or failure
+    if error is not None and not _cancelled_by_stop(error):
+        raise error
+    handle.executor.error = None  # only the batch the stop cancelled failed; it did not commit and will be replayed
+    handle.executor.flush()
+
+
+def _cancelled_by_stop(error: BaseException) -> bool:
+    """Whether ``error`` is Spark cancelling the batch's job because the query stopped (not a bolt's error)."""
+    from py4j.protocol import Py4JError
+    from pyspark.errors import PySparkException
+
+    text = str(error)
+    return isinstance(error, PySparkException | Py4JError) and ("cancel" in text.lower() or "interrupt" in text.lower())
+
+
+def summary(handle: TopologyHandle, output: str | Path, how: str) -> str:
+    """The one line printed when a run ends: how, batches, rows, counters, watermark and where the outputs are."""
+    p = handle.progress
+    return (
+        f"[{handle.name}] {how}: batches {p.batches}  rows {p.input_rows}  windows fired {p.windows_fired}  "
+        f"late tuples {p.late_tuples}  watermark {format_watermark(p.watermark, p.wall_clock_ms)}  "
+        f"{handle.output_count} outputs in {join(output, handle.name)}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``squall`` command."""
     args = parser().parse_args(argv)
+    return int(args.handler(args))
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """``squall run``: 0 when the query ended, 130 when Ctrl-C stopped it (after a flush)."""
+    try:
+        spark = _spark(args.master, args.log_level)
+        # Installed after the SparkContext, which sets its own SIGINT handler (cancel every job, raise
+        # KeyboardInterrupt inside the waiting py4j call: the tracebacks this replaces).
+        with stop_on_sigint() as stop:
+            return _run(spark, args, stop)
+    except KeyboardInterrupt:  # Ctrl-C before the query started: nothing ran, nothing to flush
+        print("squall run: interrupted before the topology started", file=sys.stderr, flush=True)
+        return INTERRUPTED
+
+
+def _spark(master: str, log_level: str) -> SparkSession:
     from pyspark.sql import SparkSession
 
     spark = (
-        SparkSession.builder.master(args.master).appName("squall")
+        SparkSession.builder.master(master).appName("squall")
         .config("spark.ui.showConsoleProgress", "false").getOrCreate()
     )
+    spark.sparkContext.setLogLevel(log_level)
+    return spark
+
+
+def _run(spark: SparkSession, args: argparse.Namespace, stop: StopRequest) -> int:
     checkpoint = args.checkpoint or tempfile.mkdtemp(prefix="squall-ck-")
-    output = args.output or str(Path(checkpoint) / "output")
+    # A Hadoop URL (hdfs://nn/ck) stays a URL: Path would fold it into a local hdfs:/nn/ck.
+    output = args.output or join(checkpoint if "://" in checkpoint else Path(checkpoint), "output")
     runner = SparkRunner(
         spark, mode=args.mode, state=args.state, checkpoint_location=checkpoint, trigger_interval=args.trigger_interval,
-        output_dir=output,
+        output_dir=str(output),
     )
     name = args.name or re.sub(r"[^A-Za-z0-9_-]", "_", Path(args.path).stem)
     handle = runner.submit(name, load_topology(args.path), available_now=args.available_now)
     print(f"[{name}] running; checkpoint {checkpoint}", flush=True)
-    watch(handle, args.progress_every)
+    if watch(handle, args.progress_every, stop):
+        print(summary(handle, output, "stopped by Ctrl-C"), flush=True)
+        return INTERRUPTED
     print(f"[{name}] done: {handle.progress.line()}", flush=True)
-    print(f"[{name}] {handle.output_count} outputs written to {Path(output) / name}", flush=True)
+    print(f"[{name}] {handle.output_count} outputs written to {join(output, name)}", flush=True)
     if args.print_outputs:  # read back from the files: the handle keeps only the latest outputs in memory
         for record in handle.executor.outputs.records():
             print(json.dumps({"component": record["component"], "stream": record["stream"],

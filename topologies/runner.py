@@ -12,9 +12,18 @@ from typing import TYPE_CHECKING, Any
 from state_backends import open_backend, redact
 from state_backends.urls import scheme_of
 from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, Output, OutputLog
-from topologies.executor.batch_log import DEFAULT_OUTPUTS_IN_MEMORY, OutputSink, local_path
+from topologies.executor.batch_log import DEFAULT_OUTPUTS_IN_MEMORY, OutputSink
+from topologies.executor.hadoop_fs import is_local, join, local_path, open_dir
+from topologies.executor.ship import ship_code as ship_to_executors
 from topologies.executor.store_check import check_store_not_behind
 from topologies.executor.stored import namespace_name
+from topologies.metrics import (
+    END_OF_TIME,
+    BatchMetrics,
+    MetricsHistory,
+    ProgressCallback,
+    format_watermark,
+)
 from topologies.topology import Topology
 from windowing import Duration
 from windowing.duration import as_duration
@@ -22,6 +31,8 @@ from windowing.duration import as_duration
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
     from pyspark.sql.streaming import StreamingQuery
+
+    from topologies.progress_listener import SquallProgressListener
 
 MODES = ("driver", "distributed")
 Executor = DriverExecutor | DistributedExecutor
@@ -39,7 +50,11 @@ class Progress:
 
     ``rows_per_second`` is Spark's ``processedRowsPerSecond`` of the last batch
     (heartbeat rows included); ``watermark`` is the lowest watermark of any bolt
-    task (epoch ms, None when no bolt runs in event time).
+    task (epoch ms, None when no bolt runs in event time; ``END_OF_TIME`` after
+    the shutdown flush); ``windows_fired`` and ``late_tuples`` count the whole
+    run. ``last_batch`` is squall's :class:`~topologies.metrics.BatchMetrics` of
+    the last batch (per-bolt figures), ``wall_clock_ms`` when this report was
+    made (for the watermark's lag).
     """
 
     batches: int
@@ -50,15 +65,26 @@ class Progress:
     windows_fired: int
     late_tuples: int
     replays: int
+    last_batch: BatchMetrics | None = None
+    wall_clock_ms: int | None = None
+
+    @property
+    def watermark_lag_ms(self) -> int | None:
+        """How far the watermark is behind the wall clock (None without a watermark, or at the end of time)."""
+        if self.watermark is None or self.wall_clock_ms is None or self.watermark >= END_OF_TIME:
+            return None
+        return self.wall_clock_ms - self.watermark
 
     def line(self) -> str:
-        """One line for a console."""
-        wm = "-" if self.watermark is None else str(self.watermark)
-        return (
+        """One line for a console: the watermark as UTC time with its lag, then the last batch's bolts."""
+        line = (
             f"batches {self.batches}  last batch {self.last_batch_id}  rows {self.input_rows}  "
-            f"rows/s {self.rows_per_second:.1f}  watermark {wm}  windows fired {self.windows_fired}  "
-            f"late tuples {self.late_tuples}"
+            f"rows/s {self.rows_per_second:.1f}  watermark {format_watermark(self.watermark, self.wall_clock_ms)}  "
+            f"windows fired {self.windows_fired}  late tuples {self.late_tuples}"
         )
+        if self.last_batch is not None and self.last_batch.bolts:
+            line += f"  | {self.last_batch.bolts_line()}"
+        return line
 
 
 class TopologyHandle:
@@ -109,7 +135,37 @@ class TopologyHandle:
             batches=stats.batches, last_batch_id=stats.last_batch_id, input_rows=stats.input_rows,
             rows_per_second=float(last.get("processedRowsPerSecond") or 0.0),
             watermark=watermark, windows_fired=windows_fired, late_tuples=late_tuples, replays=stats.replays,
+            last_batch=self.executor.metrics.get(), wall_clock_ms=wall_clock_ms(),
         )
+
+    def metrics(self, batch_id: int | None = None) -> BatchMetrics | None:
+        """The figures of batch ``batch_id`` (the last batch when None); None when not among the last 100 kept."""
+        return self.executor.metrics.get(batch_id)
+
+    def metrics_history(self) -> list[BatchMetrics]:
+        """The figures squall recorded for the last batches (up to 100), oldest first."""
+        return list(self.executor.metrics)
+
+    def add_progress_listener(
+        self, callback: ProgressCallback, spark: SparkSession | None = None,
+    ) -> SquallProgressListener:
+        """Register a :class:`~topologies.metrics.SquallProgressListener` for this query; returns it.
+
+        ``callback(progress, batch_metrics)`` then runs on Spark's listener
+        thread for every later batch of this query, with Spark's
+        ``StreamingQueryProgress`` and squall's figures of the same batch id
+        (to see the first batches too, use :meth:`SparkRunner.add_progress_listener`
+        before ``submit``). ``spark``: the session that runs the query (default:
+        the active one). Remove it with ``spark.streams.removeListener(listener)``.
+        """
+        from pyspark.sql import SparkSession
+
+        session = spark if spark is not None else SparkSession.active()
+        from topologies.progress_listener import SquallProgressListener
+
+        listener = SquallProgressListener(self.executor.metrics, callback, query_name=self.name)
+        session.streams.addListener(listener)
+        return listener
 
     def outputs(self) -> list[Output]:
         """The tail of what the topology's terminal streams emitted: batches in id order, then the shutdown flush.
@@ -139,10 +195,13 @@ class SparkRunner:
     every windowed bolt) keep their state
     there under ``<name>/<component>/<task>``. ``memory://`` is refused in
     distributed mode (executors do not share the driver's memory).
-    ``checkpoint_location``: a local directory; Spark's checkpoint goes to
-    ``<it>/<name>/spark``, squall's batch times to ``<it>/<name>/squall``.
+    ``checkpoint_location``: a local directory or a Hadoop-compatible URL
+    (``file://``, ``hdfs://``, ``s3a://``); Spark's checkpoint goes to
+    ``<it>/<name>/spark``, squall's batch times to ``<it>/<name>/squall``
+    (through Hadoop's ``FileSystem`` API for a URL other than ``file:``).
     ``trigger_interval``: the processing-time trigger (ignored with
-    ``available_now``). ``output_dir``: where terminal outputs are also written,
+    ``available_now``). ``output_dir`` (a path or URL, as
+    ``checkpoint_location``): where terminal outputs are also written,
     as JSON lines per batch id that has outputs (no file for an empty batch).
     ``outputs_in_memory``: how many of the latest outputs a handle keeps for
     :meth:`TopologyHandle.outputs` (``None``: all, for short runs only).
@@ -152,7 +211,10 @@ class SparkRunner:
     store by key; an exception fails the batch. ``clock``: the wall clock, in epoch ms, read once
     per new batch (inject one to make processing time repeatable).
     ``heartbeat``: add a one-row-per-trigger source so time moves while the
-    input is idle.
+    input is idle. ``ship_code``: in distributed mode, ship squall and the
+    modules defining the topology's bolts to the executors as a zip
+    (``SparkContext.addPyFile``) at submit; never for a ``local[...]`` master
+    (see ``topologies/executor/ship.py``).
     """
 
     def __init__(
@@ -169,6 +231,7 @@ class SparkRunner:
         heartbeat: bool = True,
         outputs_in_memory: int | None = DEFAULT_OUTPUTS_IN_MEMORY,
         on_output: OutputSink | None = None,
+        ship_code: bool = True,
     ) -> None:
         self.spark = spark
         self.mode = _check_mode(mode)
@@ -176,13 +239,17 @@ class SparkRunner:
         if not isinstance(checkpoint_location, str | Path) or not str(checkpoint_location):
             msg = f"SparkRunner: `checkpoint_location` must be a directory path; got {checkpoint_location!r} instead"
             raise TypeError(msg)
-        self.checkpoint_location = local_path(str(checkpoint_location))
+        self.checkpoint_location = _location(checkpoint_location)
         trigger_interval = as_duration("SparkRunner", "trigger_interval", trigger_interval)  # type: ignore[assignment]
         if not isinstance(trigger_interval, Duration) or trigger_interval.value <= 0:
             msg = f"SparkRunner: `trigger_interval` must be a positive Duration; got {trigger_interval!r} instead"
             raise ValueError(msg)
         self.trigger_interval = trigger_interval
-        self.output_dir = None if output_dir is None else local_path(str(output_dir))
+        self.output_dir = None if output_dir is None else _location(output_dir)
+        if not isinstance(ship_code, bool):
+            msg = f"SparkRunner: `ship_code` must be True or False; got {ship_code!r} instead"
+            raise TypeError(msg)
+        self.ship_code = ship_code
         self.conf = dict(conf or {})
         self.clock = clock
         self.heartbeat = heartbeat
@@ -203,8 +270,11 @@ class SparkRunner:
         checkpoint with the same in-memory window state (a replayed batch is exact).
         """
         self._check_submit(name, topology, available_now)
+        if self.mode == "distributed" and self.ship_code:  # before any stage, a pending flush's too
+            ship_to_executors(self.spark.sparkContext, topology)
         if scheme_of(self.state) != "memory":  # memory:// does not outlive the process, as documented
-            check_store_not_behind(self.backend, self.state, name, topology, self.checkpoint_location / name / "spark")
+            check_store_not_behind(self.backend, self.state, name, topology,
+                                   open_dir(join(self.checkpoint_location, name, "spark"), self.spark))
         executor = self._executor(name, topology)
         executor.complete_pending_flush()  # a flush a killed run began is finished before new batches run
         from topologies.executor import BatchLayout
@@ -213,7 +283,7 @@ class SparkRunner:
         writer = (
             df.writeStream.queryName(name)
             .foreachBatch(executor)
-            .option("checkpointLocation", str(self.checkpoint_location / name / "spark"))
+            .option("checkpointLocation", str(join(self.checkpoint_location, name, "spark")))
         )
         if available_now:
             writer = writer.trigger(availableNow=True)
@@ -221,14 +291,33 @@ class SparkRunner:
             writer = writer.trigger(processingTime=f"{self.trigger_interval.value} milliseconds")
         return TopologyHandle(name, writer.start(), executor, available_now)
 
+    def add_progress_listener(self, name: str, callback: ProgressCallback) -> SquallProgressListener:
+        """Register, on this runner's session, a listener of the query ``name``'s progress; returns it.
+
+        Call it before :meth:`submit` to see every batch: ``callback(progress,
+        batch_metrics)`` runs on Spark's listener thread with Spark's
+        ``StreamingQueryProgress`` of each batch and squall's
+        :class:`~topologies.metrics.BatchMetrics` of the same batch id. Remove it
+        with ``spark.streams.removeListener(listener)``.
+        """
+        def history() -> MetricsHistory | None:
+            executor = self._executors.get(name)
+            return None if executor is None else executor.metrics
+
+        from topologies.progress_listener import SquallProgressListener
+
+        listener = SquallProgressListener(history, callback, query_name=name)
+        self.spark.streams.addListener(listener)
+        return listener
+
     def _executor(self, name: str, topology: Topology) -> Executor:
         current = self._executors.get(name)
         if current is not None and current.topology is topology and not current.flushed:
             current.error = None
             return current
-        base = self.checkpoint_location / name / "squall"
-        output_dir = None if self.output_dir is None else self.output_dir / name
-        clock = BatchClock(base / "batch-times", self.clock)
+        base = join(self.checkpoint_location, name, "squall")
+        output_dir = None if self.output_dir is None else open_dir(join(self.output_dir, name), self.spark)
+        clock = BatchClock(open_dir(join(base, "batch-times"), self.spark), self.clock)
         outputs = OutputLog(output_dir, keep=self.outputs_in_memory, on_output=self.on_output)
         executor: Executor
         if self.mode == "distributed":
@@ -256,6 +345,11 @@ class SparkRunner:
                     "cannot run with Spark's availableNow trigger; submit without available_now"
                 )
                 raise ValueError(msg)
+
+
+def _location(location: str | Path) -> str | Path:
+    """A local Path for a path or ``file:`` URL; a Hadoop URL (``hdfs://``, ``s3a://``) kept as it is."""
+    return local_path(location) if is_local(location) else str(location)
 
 
 def _check_mode(mode: str) -> str:

@@ -17,6 +17,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from os import PathLike
 from typing import Any
 
 from bolts import (
@@ -45,6 +46,8 @@ class Activation:
     expired: list[Tuple] | None
     start_timestamp: int | None
     end_timestamp: int | None
+    at: int | None = None  # the processing time it fired at
+    emitted_from: int | None = None  # the index in ``BoltHarness.emitted`` of what the bolt emitted for it
 
     def values(self, field: str) -> list[Any]:
         """The values of ``field`` of the window's tuples, in window order."""
@@ -60,6 +63,8 @@ class _Committed:
     late: int
     now: int
     rejected: int = 0
+    arrivals: int = 0
+    watermarks: int = 0
 
 
 class BoltHarness:
@@ -75,7 +80,11 @@ class BoltHarness:
     included), ``late`` (the late input tuples, in arrival order) and
     ``rejected`` (the input tuples the bolt sent to its error stream,
     ``with_error_stream``, in arrival order; without one, :meth:`feed` raises
-    the bolt's ``TupleError``).
+    the bolt's ``TupleError``). For pictures of a run (:meth:`plot`) it also
+    records ``arrivals`` (``(processing time, tuple, watermark then)`` of every
+    tuple fed), ``emitted_at`` (the processing time of each emission, parallel
+    to ``emitted``) and ``watermarks`` (``(processing time, watermark)`` each
+    time the watermark changes, at the instant of the tick that moved it).
 
     A stateful windowed bolt needs ``state`` (a windowed aggregation takes one
     too, and keeps its windows in memory without it): a backend URL (``"memory://"``,
@@ -120,6 +129,9 @@ class BoltHarness:
         self.emitted: list[tuple[str, list[Any]]] = []
         self.late: list[Tuple] = []
         self.rejected: list[Tuple] = []
+        self.arrivals: list[tuple[int, Tuple, int | None]] = []
+        self.emitted_at: list[int] = []
+        self.watermarks: list[tuple[int, int]] = []
         self.component = component
         self.conf = conf or {}
         if isinstance(state, str):  # a backend URL: the task gets its own namespace there
@@ -139,6 +151,7 @@ class BoltHarness:
         self._batch_id = 0
         self._now = start_time_ms
         self.task = self._build(self.bolt, start_time_ms)
+        self._note_watermark()
 
     def _build(self, bolt: BaseBolt, start_time_ms: int) -> BoltTask:
         inputs = [(self.source_component, s) for s in self.streams]
@@ -170,7 +183,10 @@ class BoltHarness:
             raise
         if attributes is not None:
             attributes.committed()
-        self._committed = _Committed(len(self.windows), len(self.emitted), len(self.late), self.now, len(self.rejected))
+        self._committed = _Committed(
+            len(self.windows), len(self.emitted), len(self.late), self.now, len(self.rejected),
+            len(self.arrivals), len(self.watermarks),
+        )
         self._committed_log = [t for t in self._log if id(t) not in self._acked]
         return self._batch_id
 
@@ -186,6 +202,7 @@ class BoltHarness:
         self._stateful_task("restart")
         c = self._committed
         del self.windows[c.windows :], self.emitted[c.emitted :], self.late[c.late :], self.rejected[c.rejected :]
+        del self.emitted_at[c.emitted :], self.arrivals[c.arrivals :], self.watermarks[c.watermarks :]
         self._now = c.now
         replay = getattr(self, "_committed_log", [])
         self._log = list(replay)
@@ -254,12 +271,14 @@ class BoltHarness:
 
     def _deliver(self, tup: Tuple) -> None:
         self._log.append(tup)
+        self.arrivals.append((self._now, tup, self.task.watermark))
         late_before, rejected_before = self.task.late_tuples, self.task.rejected_tuples
         self.task.execute(tup)
         if self.task.late_tuples != late_before:
             self.late.append(tup)
         if self.task.rejected_tuples != rejected_before:
             self.rejected.append(tup)
+        self._note_watermark()
 
     def feed_batch(
         self, rows: Sequence[Mapping[str, Any] | Sequence[Any]], stream: str = DEFAULT_STREAM
@@ -273,6 +292,7 @@ class BoltHarness:
         for tup in tuples:
             self._deliver(tup)
         self.task.end_batch()
+        self._note_watermark()
         return tuples
 
     def advance(self, duration: Duration | timedelta | int) -> None:
@@ -289,19 +309,26 @@ class BoltHarness:
         if time_ms < self._now:
             msg = f"BoltHarness.advance_to: time cannot go back from {self._now} to {time_ms}"
             raise ValueError(msg)
+        timers = getattr(self.task, "timers", None)  # step from tick to tick: the watermark is noted when it moves
+        while timers is not None and (due := timers.next_due()) is not None and due <= time_ms:
+            self.task.advance_to(due)
+            self._note_watermark(due)
         self.task.advance_to(time_ms)
         self._now = time_ms
+        self._note_watermark()
 
     def advance_watermark(self, ts: int, stream: str | None = None) -> None:
         """Deliver a watermark from upstream at event time ``ts``: for input ``stream``, or for every input."""
         if stream is None:
             self.task.advance_watermark(ts)
+            self._note_watermark()
             return
         if stream not in self._fields:
             inputs = ", ".join(self.streams)
             msg = f"BoltHarness.advance_watermark: stream {stream!r} is not an input; inputs are: {inputs}"
             raise ValueError(msg)
         self.task.advance_watermark(ts, (self.source_component, stream))
+        self._note_watermark()
 
     @property
     def watermark(self) -> int | None:
@@ -317,6 +344,7 @@ class BoltHarness:
         if self.watermark_per_batch:
             self.task.end_batch()
         self.task.close()
+        self._note_watermark()
 
     def _record(self, window: TupleWindow[Tuple]) -> None:
         tracked = window.tracks_changes
@@ -327,8 +355,35 @@ class BoltHarness:
                 list(window.get_expired()) if tracked else None,
                 window.start_timestamp,
                 window.end_timestamp,
+                self._task_now(),
+                len(self.emitted),
             )
         )
+        self._note_watermark()
 
     def _emit(self, stream: str, values: list[Any]) -> None:
         self.emitted.append((stream, values))
+        self.emitted_at.append(self._task_now())
+        self._note_watermark()
+
+    def _task_now(self) -> int:
+        """The task's processing time: inside ``advance_to`` it is the instant of the timer firing."""
+        clock = getattr(getattr(self, "task", None), "clock", None)  # no task yet while the first one is built
+        return clock.now() if clock is not None else self._now
+
+    def _note_watermark(self, now: int | None = None) -> None:
+        """Record the watermark with the processing time when it differs from the last one recorded."""
+        task = getattr(self, "task", None)  # emissions can come while the task is being built
+        mark = None if task is None else task.watermark
+        if mark is not None and (not self.watermarks or self.watermarks[-1][1] != mark):
+            self.watermarks.append((self._task_now() if now is None else now, mark))
+
+    def plot(self, path: str | PathLike[str] | None = None, **options: Any) -> Any:
+        """Draw this run as Streaming 102 draws one; see :func:`topologies.plot.plot_run` for ``options``.
+
+        Returns the matplotlib ``Figure``; with ``path`` (``.png`` or ``.svg``) it is also saved there.
+        Needs matplotlib (``pip install squall[plot]``).
+        """
+        from topologies.plot import plot_run
+
+        return plot_run(self, path, **options)

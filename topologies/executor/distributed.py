@@ -20,6 +20,7 @@ replayed batch therefore gives the outputs of its first run.
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from topologies.executor.stored import RouterCounters
 from topologies.executor.tasks import lowest_watermark
 from topologies.executor.wire import decode_values, encode_input
 from topologies.executor.worker import StageSpec, run_partition
+from topologies.metrics import BatchMetrics, BoltMetrics, MetricsHistory
 from topologies.topology import Topology
 
 if TYPE_CHECKING:
@@ -52,10 +54,21 @@ class StageResult:
     watermarks: list[int | None]
     fired: int
     late: int
+    state_bytes: int = 0
+    tuples_in: int = 0
+    batch_ms: float = 0.0
+
+    def metrics(self) -> BoltMetrics:
+        """The stage's figures as the bolt's :class:`BoltMetrics` of the batch."""
+        return BoltMetrics(
+            tuples_in=self.tuples_in, tuples_out=len(self.emitted), windows_fired=self.fired, late_tuples=self.late,
+            state_bytes=self.state_bytes, batch_ms=self.batch_ms, watermark=lowest_watermark(self.watermarks),
+        )
 
 
 def run_stage(spark: SparkSession, spec: StageSpec, queues: Sequence[TaskInput]) -> StageResult:
     """Run one bolt's tasks on executors (one Spark job, task ``i`` in partition ``i``) and collect their answers."""
+    started = time.perf_counter()
     inputs = [encode_input(queue) for queue in queues]
     # As many elements as slices: parallelize puts element i alone in partition i, so the tasks run
     # in parallel (hash-repartitioning task numbers can put two in one partition) and no shuffle runs.
@@ -64,18 +77,20 @@ def run_stage(spark: SparkSession, spec: StageSpec, queues: Sequence[TaskInput])
     watermarks: list[int | None] = [None] * spec.parallelism
     seen: set[int] = set()
     emitted: list[tuple[int, str, list[Any]]] = []
-    fired = late = 0
-    for task, seq, stream, payload, watermark, task_fired, task_late in rows:
+    fired = late = written = 0
+    for task, seq, stream, payload, watermark, task_fired, task_late, task_bytes in rows:
         if seq < 0:
             seen.add(task)
             watermarks[task] = watermark
-            fired, late = fired + task_fired, late + task_late
+            fired, late, written = fired + task_fired, late + task_late, written + (task_bytes or 0)
         else:
             emitted.append((task, stream, decode_values(payload)))
     if seen != set(range(spec.parallelism)):
         msg = f"stage {spec.component!r}: tasks {sorted(set(range(spec.parallelism)) - seen)} gave no answer"
         raise RuntimeError(msg)
-    return StageResult(emitted, watermarks, fired, late)
+    return StageResult(
+        emitted, watermarks, fired, late, written, sum(len(q) for q in queues), (time.perf_counter() - started) * 1000,
+    )
 
 
 class DistributedExecutor:
@@ -102,6 +117,8 @@ class DistributedExecutor:
         self.flush_record = FlushRecord(backend, name)
         self.generation = uuid.uuid4().hex
         self.stats = BatchStats()
+        self.metrics = MetricsHistory()  # the figures of the last batches, by batch id
+        self.bolt_metrics: dict[str, BoltMetrics] = {}
         self.marks: dict[str, list[int | None]] = {}
         self.windows_fired = 0
         self.late_tuples = 0
@@ -127,11 +144,15 @@ class DistributedExecutor:
             outputs = self._run_stages(batch_id, spout_rows, now)
             self.outputs.write(batch_id, outputs)
             rows = sum(len(r) for r in spout_rows.values())
+            self.metrics.record(BatchMetrics(
+                batch_id=batch_id, input_rows=rows, time_ms=now, watermark=self.counters()[0],
+                bolts=dict(self.bolt_metrics), replay=last is not None and batch_id <= last,
+            ))
             if last is None or batch_id > last:
                 self.stats.batches += 1
                 self.stats.input_rows += rows
             self.stats.last_batch_id, self.stats.last_time_ms = batch_id, now
-            self.stats.rows_per_batch[batch_id] = rows
+            self.stats.record_rows(batch_id, rows)
 
     def _run_stages(self, batch_id: int | None, spout_rows: Mapping[str, SpoutData],
                     now: int | None) -> list[Output]:
@@ -140,10 +161,12 @@ class DistributedExecutor:
         start = self.counters_store.start_of(batch_id) if batch_id is not None else self.counters_store.at_end()
         router.counters = dict(start)
         route_spouts(router, self.topology, spout_rows)
+        self.bolt_metrics = {}
         for bid in self.topology.order:
             spec = self._spec(bid, batch_id, now)
             result = run_stage(self.spark, spec, [router.take(bid, i) for i in range(spec.parallelism)])
             self.marks[bid] = result.watermarks
+            self.bolt_metrics[bid] = result.metrics()
             self.windows_fired += result.fired
             self.late_tuples += result.late
             for task, stream, values in result.emitted:

@@ -24,12 +24,16 @@ from topologies.executor.batch_log import BatchClock, OutputLog
 from topologies.executor.flush_record import FlushRecord, flush_after
 from topologies.executor.runtime import Output, SpoutData, TopologyRuntime
 from topologies.executor.stored import BackendStores, RouterCounters
+from topologies.metrics import BatchMetrics, MetricsHistory
 from topologies.topology import Topology
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
     from state_backends import StateBackend
+
+
+KEEP_ROWS = 100  # batches whose row counts are kept; a replay needs only the last one
 
 
 @dataclass
@@ -41,7 +45,12 @@ class BatchStats:
     replays: int = 0
     last_batch_id: int | None = None
     last_time_ms: int | None = None
-    rows_per_batch: dict[int, int] = field(default_factory=dict)
+    rows_per_batch: dict[int, int] = field(default_factory=dict)  # the last KEEP_ROWS batches'
+
+    def record_rows(self, batch_id: int, rows: int) -> None:
+        """Record ``rows`` for ``batch_id``; only the last :data:`KEEP_ROWS` batches are kept (long runs stay flat)."""
+        self.rows_per_batch[batch_id] = rows
+        self.rows_per_batch.pop(batch_id - KEEP_ROWS, None)
 
 
 class DriverExecutor:
@@ -72,6 +81,7 @@ class DriverExecutor:
         self.clock = clock
         self.outputs = outputs
         self.stats = BatchStats()
+        self.metrics = MetricsHistory()  # the figures of the last batches, by batch id
         self.runtime: TopologyRuntime | None = None
         self.error: BaseException | None = None
         self.flushed = False
@@ -91,6 +101,7 @@ class DriverExecutor:
             now = self.clock.time_of(batch_id, self.stats.last_time_ms)
             if self.runtime is None or self.runtime.closed:  # closed by a flush: the tasks sit at the end of time
                 self.runtime = TopologyRuntime(self.topology, self.conf, now, self.stores)
+            replay = self.stats.last_batch_id is not None and batch_id <= self.stats.last_batch_id
             self._rewind_for(batch_id, self.runtime)
             self.stats.last_batch_id, self.stats.last_time_ms = batch_id, now
             start = self.router_counters.start_of(batch_id)
@@ -101,7 +112,11 @@ class DriverExecutor:
             rows = sum(len(r) for r in spout_rows.values())
             self.stats.batches += 1
             self.stats.input_rows += rows
-            self.stats.rows_per_batch[batch_id] = rows
+            self.stats.record_rows(batch_id, rows)
+            self.metrics.record(BatchMetrics(
+                batch_id=batch_id, input_rows=rows, time_ms=now, watermark=self.runtime.watermark,
+                bolts=dict(self.runtime.bolt_metrics), replay=replay,
+            ))
 
     def _rewind_for(self, batch_id: int, runtime: TopologyRuntime) -> None:
         last = self.stats.last_batch_id

@@ -9,8 +9,10 @@ backend with each batch (see :mod:`topologies.executor.stored`).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from bolts import BoltTask
@@ -19,6 +21,7 @@ from topologies.executor.batch_layout import SpoutStreams
 from topologies.executor.stored import BackendStores, TaskStore, resume, run_stored
 from topologies.executor.tasks import BuiltTask, build_task, lowest_watermark, run_task, takes_watermarks
 from topologies.executor.wire import Emission
+from topologies.metrics import BoltMetrics
 from topologies.topology import Topology
 
 if TYPE_CHECKING:
@@ -164,6 +167,8 @@ class TopologyRuntime:
         self.router = Router(topology)
         self.windows_fired = 0
         self._fired_before = 0  # windows fired when the current batch started
+        self.fired_by_bolt: dict[str, int] = {}
+        self.bolt_metrics: dict[str, BoltMetrics] = {}  # each bolt's figures in the last batch run
         self.closed = False
         self.tasks: dict[str, list[TaskSlot]] = {
             bid: [self._slot(bid, i) for i in range(topology.bolts[bid].parallelism)] for bid in topology.order
@@ -175,13 +180,14 @@ class TopologyRuntime:
         built = build_task(
             spec.bolt, component=bid, index=index, parallelism=spec.parallelism,
             inputs=[(s.component, s.stream) for s in spec.subscriptions], conf=self.conf,
-            start_time_ms=self.start_time_ms, store=store, persist_windows=True, observer=self._on_window,
+            start_time_ms=self.start_time_ms, store=store, persist_windows=True, observer=partial(self._on_window, bid),
         )
         resume(built, store)
         return TaskSlot(bid, index, built, store)
 
-    def _on_window(self, window: Any) -> None:
+    def _on_window(self, bid: str, window: Any) -> None:
         self.windows_fired += 1
+        self.fired_by_bolt[bid] = self.fired_by_bolt.get(bid, 0) + 1
 
     def reload(self) -> None:
         """Rebuild every task from its store's last commit (a batch is run again after a failure)."""
@@ -201,16 +207,31 @@ class TopologyRuntime:
         its committed emissions instead of running.
         """
         self._fired_before = self.windows_fired
+        self.bolt_metrics = {}
         route_spouts(self.router, self.topology, spout_rows)
         for bid in self.topology.order:
-            watermark = self.upstream_watermark(bid)
-            for slot in self.tasks[bid]:
-                queued = self.router.take(bid, slot.index)
-                emissions, current = run_stored(slot.built, slot.store, batch_id, queued, now_ms, watermark)
-                if not current:
-                    self.tasks[bid][slot.index] = self._slot(bid, slot.index)
-                self._route(slot, emissions)
+            self.bolt_metrics[bid] = self._run_bolt(bid, batch_id, now_ms)
         return self.router.take_outputs()
+
+    def _run_bolt(self, bid: str, batch_id: int, now_ms: int) -> BoltMetrics:
+        started, fired_before = time.perf_counter(), self.fired_by_bolt.get(bid, 0)
+        watermark = self.upstream_watermark(bid)
+        tuples_in = tuples_out = late = written = 0
+        for slot in self.tasks[bid]:
+            queued = self.router.take(bid, slot.index)
+            late_before, bytes_before = slot.task.late_tuples, slot.store.bytes_written
+            emissions, current = run_stored(slot.built, slot.store, batch_id, queued, now_ms, watermark)
+            tuples_in, tuples_out = tuples_in + len(queued), tuples_out + len(emissions)
+            late += max(0, slot.task.late_tuples - late_before)
+            written += slot.store.bytes_written - bytes_before
+            if not current:
+                self.tasks[bid][slot.index] = self._slot(bid, slot.index)
+            self._route(slot, emissions)
+        return BoltMetrics(
+            tuples_in=tuples_in, tuples_out=tuples_out, windows_fired=self.fired_by_bolt.get(bid, 0) - fired_before,
+            late_tuples=late, state_bytes=written, batch_ms=(time.perf_counter() - started) * 1000,
+            watermark=lowest_watermark(s.task.watermark for s in self.tasks[bid]),
+        )
 
     def _route(self, slot: TaskSlot, emissions: list[Emission]) -> None:
         for stream, values in emissions:

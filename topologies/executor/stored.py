@@ -64,6 +64,7 @@ class TaskStore:
         self.namespace = namespace
         self._puts: dict[bytes, bytes] = {}
         self._deletes: list[bytes] = []
+        self.bytes_written = 0  # key plus value bytes of the applied commits, for the batch metrics
 
     def stage(self, puts: Mapping[bytes, bytes], deletes: Iterable[bytes] = ()) -> None:
         """Writes to make with the next commit, whoever calls it."""
@@ -91,7 +92,10 @@ class TaskStore:
         writes = {**puts, **self._puts}
         removed = [*deletes, *self._deletes]
         self._puts, self._deletes = {}, []
-        return self.namespace.commit(batch_id, writes, removed)
+        applied = self.namespace.commit(batch_id, writes, removed)
+        if applied:
+            self.bytes_written += sum(len(k) + len(v) for k, v in writes.items())
+        return applied
 
     def committed_outputs(self) -> list[Emission]:
         """The emissions of the last committed batch (empty if none were stored)."""

@@ -5,7 +5,7 @@ tuples in batch order, encoded by :func:`wire.encode_input` (an empty input
 still runs the task, so it moves its time and watermark). The worker executes
 them and answers with one row ``(task, seq, stream, payload, None, None, None)``
 per emitted tuple (``seq`` 0, 1, ...; payload: :func:`wire.encode_values`) and
-one status row ``(task, -1, None, None, watermark, windows fired, late tuples)``.
+one status row ``(task, -1, None, None, watermark, windows fired, late tuples, state bytes written)``.
 
 Every task, a plain bolt's too, resumes from and commits to its namespace of
 the state store (:mod:`topologies.executor.stored`): its windows, its own
@@ -33,7 +33,7 @@ from topologies.executor.stored import TaskStore, namespace_name, resume, run_st
 from topologies.executor.tasks import BuiltTask, build_task, run_task
 from topologies.executor.wire import Emission, decode_input, encode_values
 
-OutputRow = tuple[int, int, str | None, bytes | None, int | None, int | None, int | None]
+OutputRow = tuple[int, int, str | None, bytes | None, int | None, int | None, int | None, int | None]
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,7 @@ class TaskResult:
     watermark: int | None
     fired: int
     late: int
+    state_bytes: int = 0
 
 
 _BACKENDS: dict[str, StateBackend] = {}
@@ -103,8 +104,8 @@ def run_partition(spec: StageSpec, index: int, partition: Iterable[bytes]) -> It
         raise RuntimeError(msg)
     result = run_one(spec, index, decode_input(inputs[0]))
     for seq, (stream, values) in enumerate(result.emissions):
-        yield (index, seq, stream, encode_values(values), None, None, None)
-    yield (index, -1, None, None, result.watermark, result.fired, result.late)
+        yield (index, seq, stream, encode_values(values), None, None, None, None)
+    yield (index, -1, None, None, result.watermark, result.fired, result.late, result.state_bytes)
 
 
 def run_one(spec: StageSpec, index: int, batch: TaskInput) -> TaskResult:
@@ -116,7 +117,7 @@ def run_one(spec: StageSpec, index: int, batch: TaskInput) -> TaskResult:
         cached = _build(spec, index, store)
     built, fired = cached.built, cached.fired
     task = built.task
-    fired.count, late_before = 0, task.late_tuples
+    fired.count, late_before, bytes_before = 0, task.late_tuples, cached.store.bytes_written
     if spec.closing:
         run_task(task, batch, None, spec.watermark)
         task.close()
@@ -129,7 +130,8 @@ def run_one(spec: StageSpec, index: int, batch: TaskInput) -> TaskResult:
         if current:  # a task whose attempt lost to another's commit is rebuilt from the store next time
             cached.committed = spec.batch_id
             _TASKS[key] = cached
-    return TaskResult(emissions, task.watermark, fired.count, max(0, task.late_tuples - late_before))
+    written = cached.store.bytes_written - bytes_before
+    return TaskResult(emissions, task.watermark, fired.count, max(0, task.late_tuples - late_before), written)
 
 
 def _build(spec: StageSpec, index: int, store: TaskStore) -> _Cached:

@@ -1,0 +1,210 @@
+"""Per-batch figures: recorded per bolt in both modes, paired with Spark's progress by a listener, shown by the CLI."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.topologies.helpers import counting_clock
+from tests.topologies.test_task_moves import run_stage_here
+from topologies import SparkRunner
+from topologies.cli import parser
+from topologies.examples import event_time_late
+from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, OutputLog, worker
+from topologies.executor import distributed as distributed_module
+from topologies.metrics import END_OF_TIME, BatchMetrics, BoltMetrics, MetricsHistory, format_watermark
+from topologies.runner import Progress
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def readings(batch: int, n: int = 20, late: int = 0) -> list[list[object]]:
+    """``n`` readings 250 ms apart from ``batch * 5 s``, plus ``late`` readings 30 s behind them."""
+    base = batch * 5_000
+    rows: list[list[object]] = [[f"s{i % 3}", base + i * 250, 1] for i in range(n)]
+    rows += [["s0", max(0, base - 30_000), 100] for _ in range(late)]
+    return rows
+
+
+BATCHES = [readings(0), readings(1), readings(2, late=2), readings(3, late=1)]
+
+
+def test_history_keeps_the_last_batches_and_a_replay_replaces_its_entry():
+    history = MetricsHistory(keep=3)
+    for b in range(5):
+        history.record(BatchMetrics(batch_id=b, input_rows=b, time_ms=0, watermark=None))
+    assert [m.batch_id for m in history] == [2, 3, 4]
+    assert history.get(1) is None
+    history.record(BatchMetrics(batch_id=3, input_rows=99, time_ms=0, watermark=None, replay=True))
+    assert [m.batch_id for m in history] == [2, 4, 3]
+    assert history.get(3).input_rows == 99 and history.get().batch_id == 3
+    with pytest.raises(ValueError, match="`keep` must be a positive int"):
+        MetricsHistory(keep=0)
+
+
+def test_the_watermark_reads_as_utc_time_with_its_lag_and_end_of_time_by_name():
+    assert format_watermark(1_795_403_702_125) == "2026-11-23T03:15:02.125Z"
+    assert format_watermark(1_795_403_702_125, 1_795_403_706_325) == "2026-11-23T03:15:02.125Z (lag 4.2 s)"
+    assert format_watermark(END_OF_TIME, 1_795_403_706_325) == "end of time"
+    assert format_watermark(None) == "-"
+    bolts = {"sum": BoltMetrics(tuples_in=40, tuples_out=3, windows_fired=3, state_bytes=1300, batch_ms=4.12)}
+    progress = Progress(
+        batches=2, last_batch_id=1, input_rows=40, rows_per_second=10.0, watermark=1_795_403_702_125,
+        windows_fired=3, late_tuples=0, replays=0, wall_clock_ms=1_795_403_706_325,
+        last_batch=BatchMetrics(batch_id=1, input_rows=40, time_ms=0, watermark=None, bolts=bolts),
+    )
+    assert "watermark 2026-11-23T03:15:02.125Z (lag 4.2 s)" in progress.line()
+    assert progress.line().endswith("| sum in 40 out 3 fired 3 late 0 state 1.3 KB 4.1 ms")
+    assert progress.watermark_lag_ms == 4_200
+    assert "9223372036854775807" not in Progress(1, 0, 1, 0.0, END_OF_TIME, 0, 0, 0, wall_clock_ms=0).line()
+
+
+def run_driver(tmp_path, batches=BATCHES) -> DriverExecutor:
+    executor = DriverExecutor(event_time_late.build_topology(str(tmp_path)), {},
+                              BatchClock(tmp_path / "d", counting_clock()), OutputLog(None))
+    for batch_id, rows in enumerate(batches):
+        executor.run(batch_id, {"sensor": rows})
+    return executor
+
+
+def test_driver_mode_records_each_bolts_figures_per_batch(tmp_path):
+    executor = run_driver(tmp_path)
+    history = list(executor.metrics)
+    assert [m.batch_id for m in history] == [0, 1, 2, 3]
+    assert [m.input_rows for m in history] == [20, 20, 22, 21]
+    assert [m.bolts["window-sum"].tuples_in for m in history] == [20, 20, 22, 21]
+    assert [m.bolts["window-sum"].late_tuples for m in history] == [0, 0, 2, 1]
+    assert [m.bolts["late-log"].tuples_in for m in history] == [0, 0, 2, 1]  # the late stream feeds it
+    assert [m.bolts["late-log"].tuples_out for m in history] == [0, 0, 2, 1]
+    assert sum(m.windows_fired for m in history) == executor.runtime.windows_fired > 0
+    assert sum(m.late_tuples for m in history) == executor.runtime.late_tuples == 3
+    outputs = len([o for o in executor.outputs.all() if o.component == "window-sum"])
+    assert sum(m.bolts["window-sum"].tuples_out for m in history) == outputs + 3  # its outputs plus late tuples
+    assert all(m.bolts["window-sum"].state_bytes > 0 and m.bolts["window-sum"].batch_ms > 0 for m in history)
+    assert history[-1].watermark == executor.runtime.watermark
+    assert 15_000 - 2_000 < history[-1].watermark <= 15_000 + 19 * 250 - 2_000  # the last batch's readings, lag 2 s
+    assert history[-1].bolts["window-sum"].watermark == history[-1].watermark
+
+
+def test_a_replayed_batch_replaces_its_entry_with_what_the_replay_did(tmp_path):
+    executor = run_driver(tmp_path)
+    first = executor.metrics.get(3)
+    executor.run(3, {"sensor": BATCHES[3]})  # Spark runs the last batch id again
+    again = executor.metrics.get(3)
+    assert again.replay and not first.replay and len(executor.metrics) == 4
+    for bid in ("window-sum", "late-log"):
+        a, b = first.bolts[bid], again.bolts[bid]
+        assert (a.tuples_in, a.tuples_out) == (b.tuples_in, b.tuples_out)
+        # Every task's store holds batch 3: the tasks re-send their committed emissions without running.
+        assert (b.windows_fired, b.late_tuples, b.state_bytes) == (0, 0, 0)
+    assert again.watermark == first.watermark
+
+
+def test_distributed_mode_records_the_same_figures_as_driver_mode(tmp_path, monkeypatch):
+    from state_backends import open_backend
+
+    driver = run_driver(tmp_path)
+    monkeypatch.setattr(distributed_module, "run_stage", run_stage_here)
+    worker._backend("memory://")
+    distributed = DistributedExecutor(
+        event_time_late.build_topology(str(tmp_path)), {}, BatchClock(tmp_path / "x", counting_clock()),
+        OutputLog(None), open_backend("memory://"), f"metrics-{uuid.uuid4().hex[:8]}", None, "memory://",
+    )
+    for batch_id, rows in enumerate(BATCHES):
+        distributed.run(batch_id, {"sensor": rows})
+
+    def figures(m: BatchMetrics):
+        return m.input_rows, m.watermark, {
+            bid: (b.tuples_in, b.tuples_out, b.windows_fired, b.late_tuples, b.state_bytes > 0, b.watermark)
+            for bid, b in m.bolts.items()
+        }
+
+    assert [figures(m) for m in distributed.metrics] == [figures(m) for m in driver.metrics]
+
+
+@pytest.mark.spark
+def test_a_streaming_query_listener_sees_squalls_figures_for_every_batch(spark, tmp_path):
+    seen: dict[int, tuple[dict, BatchMetrics | None]] = {}
+    lock = threading.Lock()
+
+    def on_progress(progress, metrics):
+        with lock:
+            seen[progress.batchId] = ({"numInputRows": progress.numInputRows, "name": progress.name}, metrics)
+
+    runner = SparkRunner(spark, checkpoint_location=tmp_path)
+    listener = runner.add_progress_listener("metrics-listener", on_progress)  # before submit: sees batch 0 too
+    handle = runner.submit("metrics-listener", event_time_late.build_topology(), True)  # 6 files, one per batch
+    try:
+        handle.await_termination(180)
+        deadline = time.monotonic() + 30  # the listener bus is asynchronous
+        while time.monotonic() < deadline and len(seen) < len(handle.metrics_history()):
+            time.sleep(0.2)
+    finally:
+        spark.streams.removeListener(listener)
+    assert listener.errors == []
+    history = handle.metrics_history()
+    assert len(history) == 6 and sorted(seen) == [m.batch_id for m in history]
+    for batch_id, (progress, metrics) in seen.items():
+        assert progress["name"] == "metrics-listener"
+        assert metrics is handle.metrics(batch_id) and metrics.batch_id == batch_id
+        assert metrics.input_rows == progress["numInputRows"]
+        assert metrics.bolts["window-sum"].tuples_in == progress["numInputRows"]
+    assert sum(metrics.late_tuples for _, metrics in seen.values()) == 8
+    assert handle.progress.last_batch is handle.metrics()
+    # Spark's own observed metrics hold none of squall's figures: foreachBatch cannot add to them.
+    assert not (handle.query.lastProgress or {}).get("observedMetrics")
+
+
+def test_run_takes_a_log_level_and_defaults_to_a_quiet_one():
+    args = parser().parse_args(["run", "t.py"])
+    assert args.log_level == "ERROR"
+    assert parser().parse_args(["run", "t.py", "--log-level", "warn"]).log_level == "WARN"
+    with pytest.raises(SystemExit):
+        parser().parse_args(["run", "t.py", "--log-level", "LOUD"])
+
+
+@pytest.mark.spark
+def test_ctrl_c_stops_flushes_and_prints_one_summary_without_a_traceback(tmp_path):
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    cmd = [sys.executable, "-m", "topologies.cli", "run", "topologies/examples/event_time_late.py",
+           "--checkpoint", str(tmp_path / "ck"), "--trigger-interval", "500ms", "--progress-every", "0.5",
+           "--master", "local[1]"]
+    # stderr to a file: a pipe nobody reads while we wait could fill and block the run.
+    err_file = (tmp_path / "stderr.txt").open("w")
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=err_file, text=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and not any("| window-sum in" in line for line in lines):
+            if proc.poll() is not None:
+                break
+            time.sleep(0.2)
+        assert any("| window-sum in" in line for line in lines), "".join(lines) + (tmp_path / "stderr.txt").read_text()
+        proc.send_signal(signal.SIGINT)
+        try:
+            code = proc.wait(300)
+        except subprocess.TimeoutExpired:
+            pytest.fail("no exit within 300 s of Ctrl-C:\n" + "".join(lines) + (tmp_path / "stderr.txt").read_text())
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        err_file.close()
+    reader.join(10)
+    err = (tmp_path / "stderr.txt").read_text()
+    out = "".join(lines)
+    assert code == 130, out + err
+    assert "Traceback" not in out + err and "Py4J" not in err
+    summaries = [line for line in lines if "stopped by Ctrl-C" in line]
+    assert len(summaries) == 1 and "watermark end of time" in summaries[0]
+    assert "9223372036854775807" not in out
+    assert (tmp_path / "ck" / "output" / "event_time_late" / "final.jsonl").exists()  # the flush ran
