@@ -15,6 +15,10 @@ HBASE = ["happybase>=1.2"]
 SPARK = ["pyspark==4.2.0", "pandas>=2.0,<3"]
 # KafkaSink writes each batch in a Kafka transaction; the tests produce and consume with it too.
 KAFKA = ["confluent-kafka>=2.4"]
+# matplotlib draws runs (squall plot, BoltHarness.plot) and the benchmark's chart.
+PLOT = ["matplotlib>=3.8"]
+# The docs site (mkdocs.yml over docs/); CI builds it with `mkdocs build --strict`.
+DOCS = ["mkdocs==1.6.1"]
 
 setup(
     name="squall",
@@ -32,8 +36,10 @@ setup(
         "redis": REDIS,
         "hbase": HBASE,
         "kafka": KAFKA,
-        "bench": ["matplotlib>=3.8"],  # benchmarks/race.py --chart
-        "tests": TESTS + REDIS + HBASE + SPARK + KAFKA,
+        "bench": PLOT,  # benchmarks/race.py --chart
+        "plot": PLOT,  # squall plot, BoltHarness.plot (topologies/plot.py)
+        "docs": DOCS,  # mkdocs build --strict (mkdocs.yml)
+        "tests": TESTS + REDIS + HBASE + SPARK + KAFKA + PLOT,
     },
     entry_points={"console_scripts": ["squall=topologies.cli:main"]},
 )

@@ -8,9 +8,12 @@ import random
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from topologies.topology import Topology
+
+if TYPE_CHECKING:
+    from topologies.executor import Output
 
 MTIME_BASE = 1_700_000_000
 
@@ -35,8 +38,14 @@ def data_dir(name: str, generate: Callable[[Path, random.Random], None], path: s
     return directory
 
 
-def run_bounded(name: str, topology: Topology, show: int = 10) -> None:
-    """Run ``topology`` once over the generated files on local Spark in driver mode and print the outputs."""
+def run_bounded(
+    name: str, topology: Topology, show: int = 10, describe: Callable[[Output], str] | None = None
+) -> None:
+    """Run ``topology`` once over the generated files on local Spark in driver mode and print the outputs.
+
+    Without ``describe``, the last ``show`` outputs are printed as they are; with it, every
+    output is printed as the line ``describe(output)`` says.
+    """
     from pyspark.sql import SparkSession
 
     from topologies.runner import SparkRunner
@@ -52,7 +61,11 @@ def run_bounded(name: str, topology: Topology, show: int = 10) -> None:
     handle.await_termination()
     outputs = handle.outputs()
     print(f"{name}: {handle.progress.line()}")
-    print(f"{name}: {len(outputs)} outputs; the last {min(show, len(outputs))}:")
-    for o in outputs[-show:]:
-        print(f"  {o.component}:{o.stream} task {o.task} -> {o.values}")
+    if describe is not None:
+        for o in outputs:
+            print(f"  {describe(o)}")
+    else:
+        print(f"{name}: {len(outputs)} outputs; the last {min(show, len(outputs))}:")
+        for o in outputs[-show:]:
+            print(f"  {o.component}:{o.stream} task {o.task} -> {o.values}")
     spark.stop()
