@@ -59,7 +59,16 @@ class KafkaClient:
 
         name = f"{prefix}-{uuid.uuid4().hex[:10]}"
         self.admin.create_topics([NewTopic(name, partitions, 1)])[name].result(30)
-        return name
+        # Created is not yet served: wait until every partition has a leader, so the first read does not race it.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            meta = self.admin.list_topics(name, timeout=10).topics.get(name)
+            if meta is not None and meta.error is None and len(meta.partitions) == partitions \
+                    and all(p.leader >= 0 for p in meta.partitions.values()):
+                return name
+            time.sleep(0.1)
+        msg = f"topic {name} has no leader for every partition after 30 s"
+        raise AssertionError(msg)
 
     def produce(self, topic: str, records: Iterable[tuple[Any, Any] | tuple[Any, Any, int]],
                 timestamp: int | None = None) -> None:
@@ -76,8 +85,8 @@ class KafkaClient:
                 extra["timestamp"] = timestamp
             producer.produce(topic, key=_bytes(key), value=_bytes(value),
                              on_delivery=lambda err, _msg: err and errors.append(err), **extra)
-        producer.flush(30)
-        assert not errors, f"produce to {topic} failed: {errors}"
+        left = producer.flush(60)
+        assert not errors and not left, f"produce to {topic} failed: {errors}, {left} record(s) not delivered"
 
     def consume(self, topic: str, *, read_committed: bool = True, timeout: float = 30.0) -> list[Record]:
         """Every record of ``topic`` up to its end, by partition then offset (committed ones only, by default)."""

@@ -32,8 +32,11 @@ def connector_jars(directory: str | Path | None = None) -> list[str]:
     jars = sorted(str(p) for p in where.glob("*.jar")) if where.is_dir() else []
     if not any(Path(j).name.startswith("spark-sql-kafka-0-10_") for j in jars):
         msg = (
-            f"connector_jars: no spark-sql-kafka-0-10 jar in {where}; run 'bash scripts/install_services.sh' "
-            f"(or 'scripts/kafka.sh fetch-connector'), or set {ENV} to the directory holding jars/"
+            f"connector_jars: no spark-sql-kafka-0-10 jar in {where}; in a squall checkout run "
+            f"'bash scripts/install_services.sh' (or 'scripts/kafka.sh fetch-connector') and, with squall installed "
+            f"from a wheel, set {ENV} to the directory holding jars/ (<checkout>/.cache/spark-kafka); or let Spark "
+            "download the connector: .config('spark.jars.packages', "
+            "'org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0')"
         )
         raise FileNotFoundError(msg)
     return jars

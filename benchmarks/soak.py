@@ -1,0 +1,489 @@
+"""Soak: the rate source through a stateful sliding-window topology on Redis for an hour; memory must stay flat.
+
+Not a test and not in CI: it runs for ``--minutes`` (default 60). Spark's rate
+source makes ``--rate`` events a second (default 2,000); a bolt keys them
+(``key = value % 100``) and, by a fields grouping on the key:
+
+- ``windows``: a ``BaseStatefulWindowedBolt`` with ``with_persistence()`` (its
+  window's tuples in Redis), an event-time sliding window of 60 s every 10 s
+  on the source's ``ts`` (epoch ms), lag 5 s; it emits each key's count and sum
+  per window, a check tuple per window (count, sum, lowest and highest value)
+  and keeps running counts (in all and per key) in its user state;
+- ``agg``: a ``WindowedAggregateBolt(count())`` per key over the same sliding
+  windows (``SlidingWindows``), its windows in Redis too.
+
+The outputs go to an ``on_output`` sink that only counts and checks them
+(bounded memory), with ``outputs_in_memory=1000``. Every ``--every`` seconds
+(default 60) one line: elapsed minutes, the driver's (this Python process's)
+RSS, the Spark JVM's RSS and used heap, Python workers' RSS (distributed mode),
+Redis ``used_memory``, the state's entries (hash fields of the topology's
+namespaces) and Redis keys, the period's batches with their mean and longest
+``triggerExecution`` and mean ``addBatch`` (squall's ``foreachBatch``), input
+rows, outputs so far, and how far the lowest bolt watermark is behind the
+wall clock; then Python's tracked objects (thousands; uncollected garbage
+included) and how many full (generation 2) collections ran so far, to tell
+garbage waiting for a collection from a leak. The checks follow each window: every window's values are
+consecutive (count = max - min + 1, sum matches), a full window holds
+``rate x 60`` events, the running count equals every value up to the window's
+end, and the aggregate's full windows count ``rate x 60`` too. At the end, the
+first ten minutes against the last ten (of a shorter run, its first and last
+third) and the growth over the second half, in MB per hour.
+
+``--state`` takes a Redis URL; by default the script starts its own
+redis-server (no persistence) on a free port and stops it at the end. A query
+that fails prints its error and exits 1; a failed check exits 2.
+
+Run: ``python benchmarks/soak.py [--minutes 60] [--rate 2000] [--every 60] [--state redis://...]
+[--mode driver|distributed]``; results of a 60-minute run in ``benchmarks/results/soak-60min.txt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from bolts import BaseBolt, BaseStatefulWindowedBolt, Fields, WindowedAggregateBolt  # noqa: E402
+from topologies import RateSpout, SparkRunner, TopologyBuilder  # noqa: E402
+from windowing import Duration, SlidingWindows, aggregators  # noqa: E402
+
+KEYS = 100
+LENGTH_S = 60
+SLIDE_S = 10
+LAG_S = 5
+POLL_S = 5.0  # how often Spark's recent progress is read (it keeps only the last 100 batches)
+KEEP_WINDOWS = 30  # windows the sink remembers for its checks (5 minutes of window ends)
+
+
+class KeyBy(BaseBolt):
+    """``(ts, value)`` -> ``(key, ts, value)`` with ``key = value % 100``."""
+
+    def execute(self, input):
+        value = input["value"]
+        self.collector.emit([value % KEYS, input["ts"], value])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("key", "ts", "value"))
+
+
+class WindowSums(BaseStatefulWindowedBolt):
+    """Per window: each key's count and sum, and a check tuple; running counts in the user state."""
+
+    def execute(self, window):
+        per_key: dict[int, list[int]] = {}
+        count = total = 0
+        low = high = None
+        for t in window.get():
+            v = t["value"]
+            entry = per_key.get(t["key"])
+            if entry is None:
+                per_key[t["key"]] = [1, v]
+            else:
+                entry[0] += 1
+                entry[1] += v
+            count += 1
+            total += v
+            low = v if low is None or v < low else low
+            high = v if high is None or v > high else high
+        new = window.get_new()
+        running = self.state.get("count", 0) + len(new)
+        self.state.put("count", running)
+        added: dict[int, int] = {}
+        for t in new:
+            added[t["key"]] = added.get(t["key"], 0) + 1
+        for key, n in added.items():
+            self.state.put(f"n/{key}", self.state.get(f"n/{key}", 0) + n)
+        end = window.end_timestamp
+        for key, (n, s) in sorted(per_key.items()):
+            self.collector.emit([key, end, n, s])
+        self.collector.emit("check", [end, count, total, low, high, running])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("key", "window_end", "count", "sum"))
+        declarer.declare_stream("check", Fields("window_end", "count", "sum", "low", "high", "running"))
+
+
+def build_topology(rate: int, tasks: int):
+    builder = TopologyBuilder()
+    builder.set_spout("rate", RateSpout(rate))
+    builder.set_bolt("keyby", KeyBy()).shuffle_grouping("rate")
+    windows = (WindowSums().with_window(Duration.seconds(LENGTH_S), Duration.seconds(SLIDE_S))
+               .with_timestamp_field("ts").with_lag(Duration.seconds(LAG_S)).with_persistence())
+    builder.set_bolt("windows", windows, tasks).fields_grouping("keyby", Fields("key"))
+    agg = (WindowedAggregateBolt(aggregators.count(), key_fields=("key",))
+           .with_windows(SlidingWindows(Duration.seconds(LENGTH_S), Duration.seconds(SLIDE_S)))
+           .with_timestamp_field("ts").with_lag(Duration.seconds(LAG_S)))
+    builder.set_bolt("agg", agg, tasks).fields_grouping("keyby", Fields("key"))
+    return builder.create_topology()
+
+
+@dataclass
+class Sink:
+    """The ``on_output`` sink: counts outputs and checks windows, keeping only the last ``KEEP_WINDOWS`` ends."""
+
+    rate: int
+    tasks: int
+    submitted_ms: int
+    outputs: int = 0
+    by_batch: dict = field(default_factory=dict)  # batch key -> outputs counted (the last few), replay-exact
+    checks: dict = field(default_factory=dict)  # window end -> {task: (count, sum, low, high, running)}
+    agg: dict = field(default_factory=dict)  # (start, end) -> {(task, key): count}
+    done: set = field(default_factory=set)  # window ends / agg windows already checked
+    checked: int = 0
+    full: int = 0
+    agg_checked: int = 0
+    failures: list = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __call__(self, key, outputs) -> None:
+        with self.lock:
+            self.outputs += len(outputs) - self.by_batch.pop(key, 0)  # a replayed batch replaces itself
+            self.by_batch[key] = len(outputs)
+            while len(self.by_batch) > 10:
+                self.by_batch.pop(next(iter(self.by_batch)))
+            for o in outputs:
+                if o.component == "windows" and o.stream == "check":
+                    end, count, total, low, high, running = o.values
+                    self.checks.setdefault(end, {})[o.task] = (count, total, low, high, running)
+                elif o.component == "agg":
+                    v = o.values  # key, window_start, window_end, value, timestamp, pane, is_retraction
+                    self.agg.setdefault((v[1], v[2]), {})[(o.task, v[0])] = v[3]
+            self.verify()
+            for table in (self.checks, self.agg):
+                while len(table) > KEEP_WINDOWS:
+                    table.pop(min(table))
+            while len(self.done) > 4 * KEEP_WINDOWS:
+                self.done.discard(min(self.done, key=lambda d: d if isinstance(d, int) else d[1]))
+
+    def fail(self, what: str) -> None:
+        if len(self.failures) < 20:
+            self.failures.append(what)
+
+    def verify(self) -> None:
+        """Check every window both tasks reported (all keys, for the aggregate) that was not checked yet."""
+        expected = self.rate * LENGTH_S
+        for end, per_task in self.checks.items():
+            if end in self.done or len(per_task) < self.tasks:
+                continue
+            self.done.add(end)
+            count = sum(p[0] for p in per_task.values())
+            total = sum(p[1] for p in per_task.values())
+            low = min(p[2] for p in per_task.values() if p[2] is not None)
+            high = max(p[3] for p in per_task.values() if p[3] is not None)
+            running = sum(p[4] for p in per_task.values())
+            self.checked += 1
+            if count != high - low + 1 or 2 * total != (low + high) * count:
+                self.fail(f"window ending {end}: {count} values from {low} to {high}, sum {total}: not consecutive")
+            if running != high + 1:
+                self.fail(f"window ending {end}: running count {running}, but values 0..{high} reached it")
+            if low > 0:  # the window started after the source did: it is full
+                self.full += 1
+                if abs(count - expected) > 2:
+                    self.fail(f"window ending {end}: {count} events, expected {expected}")
+        for (start, end), counts in self.agg.items():
+            if (start, end) in self.done or len(counts) < KEYS:
+                continue
+            self.done.add((start, end))
+            if start < self.submitted_ms + 15_000:  # may start before the source did
+                continue
+            self.agg_checked += 1
+            if abs(sum(counts.values()) - expected) > 2:
+                self.fail(f"aggregate window [{start}, {end}): {sum(counts.values())} events, expected {expected}")
+
+
+# ---------------------------------------------------------------- processes and memory
+
+
+def rss_mb(pid: int | str = "self") -> float | None:
+    """VmRSS of a process in MB (None if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def children() -> dict[int, list[tuple[int, str]]]:
+    """ppid -> [(pid, comm)] of every process."""
+    out: dict[int, list[tuple[int, str]]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
+        ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
+        out.setdefault(ppid, []).append((int(entry), comm))
+    return out
+
+
+def descendants(tree: dict[int, list[tuple[int, str]]], pid: int) -> list[tuple[int, str]]:
+    found, todo = [], [pid]
+    while todo:
+        for child in tree.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child[0])
+    return found
+
+
+def jvm_and_workers() -> tuple[int | None, list[int]]:
+    """The Spark driver JVM (a java descendant of this process) and the Python processes under it."""
+    tree = children()
+    javas = [pid for pid, comm in descendants(tree, os.getpid()) if comm == "java"]
+    if not javas:
+        return None, []
+    jvm = javas[0]
+    return jvm, [pid for pid, comm in descendants(tree, jvm) if comm.startswith("python")]
+
+
+def start_redis() -> tuple[str, subprocess.Popen]:
+    if shutil.which("redis-server") is None:
+        raise SystemExit("redis-server is not installed: run scripts/install_services.sh or pass --state")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"redis-server exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return f"redis://127.0.0.1:{port}/0", proc
+        except OSError:
+            time.sleep(0.05)
+    proc.terminate()
+    raise SystemExit(f"redis-server did not listen on port {port} within 10 s")
+
+
+def state_size(client, name: str) -> tuple[float, int, int]:
+    """Redis used_memory (MB), the fields of the topology's state hashes, and DBSIZE."""
+    used = client.info("memory")["used_memory"] / 2**20
+    entries = sum(client.hlen(k) for k in client.scan_iter(match=f"squall:{{{name}/*}}:data", count=1000))
+    return used, entries, client.dbsize()
+
+
+# ---------------------------------------------------------------- the run
+
+
+@dataclass
+class Report:
+    minute: float
+    driver: float
+    jvm: float
+    heap: float
+    workers: float
+    redis: float
+    entries: int
+    keys: int
+    batches: int
+    batch_mean: float
+    batch_max: float
+    add_mean: float
+    rows: int
+    outputs: int
+    lag_s: float | None
+    pyobjs: int
+    gen2: int
+
+
+HEADER = (f"{'min':>6} {'drvRSS':>7} {'jvmRSS':>7} {'heap':>6} {'pyWrk':>6} {'redis':>7} {'entries':>8} "
+          f"{'keys':>5} {'batch':>6} {'mean':>6} {'max':>6} {'add':>6} {'rows':>8} {'outputs':>8} {'wmLag':>6} "
+          f"{'pyobj':>6} {'gc2':>4}")
+UNITS = (f"{'':>6} {'MB':>7} {'MB':>7} {'MB':>6} {'MB':>6} {'MB':>7} {'':>8} "
+         f"{'':>5} {'s':>6} {'ms':>6} {'ms':>6} {'ms':>6} {'':>8} {'':>8} {'s':>6} {'k':>6} {'':>4}")
+
+
+def line(r: Report) -> str:
+    lag = "-" if r.lag_s is None else f"{r.lag_s:.1f}"
+    return (f"{r.minute:>6.1f} {r.driver:>7.1f} {r.jvm:>7.1f} {r.heap:>6.0f} {r.workers:>6.0f} {r.redis:>7.1f} "
+            f"{r.entries:>8,} {r.keys:>5} {r.batches:>6} {r.batch_mean:>6.0f} {r.batch_max:>6.0f} {r.add_mean:>6.0f} "
+            f"{r.rows:>8,} {r.outputs:>8,} {lag:>6} {r.pyobjs // 1000:>6} {r.gen2:>4}")
+
+
+def slope_per_hour(reports: list[Report], attr: str) -> float:
+    xs = [r.minute / 60 for r in reports]
+    ys = [getattr(r, attr) for r in reports]
+    if len(xs) < 2 or len(set(xs)) < 2:
+        return 0.0
+    return statistics.linear_regression(xs, ys).slope
+
+
+def summary(reports: list[Report], minutes: float, every: float) -> None:
+    span = min(10.0, minutes / 3)
+    n = max(1, min(len(reports), round(span * 60 / every)))  # the reports of the first and of the last `span` minutes
+    first, last = reports[:n], reports[-n:]
+    second_half = [r for r in reports if r.minute >= reports[-1].minute / 2]
+    print(f"\nsummary: the first {span:.3g} minutes ({len(first)} reports) against the last {span:.3g} "
+          f"({len(last)} reports); growth: least-squares slope over the second half ({len(second_half)} reports)",
+          flush=True)
+    print(f"{'':>22}{'first':>10}{'last':>10}{'last/first':>12}{'growth/h':>12}")
+    for label, attr in (("driver RSS (MB)", "driver"), ("JVM RSS (MB)", "jvm"), ("JVM heap used (MB)", "heap"),
+                        ("Redis used (MB)", "redis"), ("state entries", "entries"), ("batch mean (ms)", "batch_mean"),
+                        ("addBatch mean (ms)", "add_mean"), ("Python objects", "pyobjs")):
+        a = statistics.fmean(getattr(r, attr) for r in first)
+        b = statistics.fmean(getattr(r, attr) for r in last)
+        ratio = b / a if a else float("nan")
+        print(f"{label:>22}{a:>10.1f}{b:>10.1f}{ratio:>12.3f}{slope_per_hour(second_half, attr):>+12.1f}", flush=True)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--minutes", type=float, default=60)
+    p.add_argument("--rate", type=int, default=2000, help="events a second from the rate source")
+    p.add_argument("--every", type=float, default=60, help="seconds between report lines")
+    p.add_argument("--state", default=None, help="a redis:// URL (default: start a redis-server here)")
+    p.add_argument("--mode", choices=("driver", "distributed"), default="driver")
+    p.add_argument("--tasks", type=int, default=2, help="tasks of each windowed bolt")
+    p.add_argument("--trigger-ms", type=int, default=1000)
+    args = p.parse_args()
+
+    import redis
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ["PYTHONPATH"] = os.pathsep.join(x for x in (str(REPO), os.environ.get("PYTHONPATH")) if x)
+    own_redis = None
+    url = args.state
+    if url is None:
+        url, own_redis = start_redis()
+    name = f"soak-{int(time.time())}"
+    checkpoint = Path(tempfile.mkdtemp(prefix="soak-ck-"))
+    client = redis.Redis.from_url(url)
+    spark = handle = None
+    status = 0
+    try:
+        spark = (SparkSession.builder.master("local[2]").appName("squall-soak")
+                 .config("spark.sql.shuffle.partitions", "2").config("spark.ui.enabled", "false")
+                 .config("spark.ui.showConsoleProgress", "false").config("spark.sql.session.timeZone", "UTC")
+                 .config("spark.executorEnv.PYTHONPATH", str(REPO)).getOrCreate())
+        spark.sparkContext.setLogLevel("ERROR")
+        runtime = spark.sparkContext._jvm.java.lang.Runtime.getRuntime()
+        sink = Sink(args.rate, args.tasks, time.time_ns() // 1_000_000)
+        runner = SparkRunner(spark, mode=args.mode, state=url, checkpoint_location=checkpoint,
+                             trigger_interval=Duration.milliseconds(args.trigger_ms), outputs_in_memory=1000,
+                             on_output=sink)
+        topology = build_topology(args.rate, args.tasks)
+        print(f"soak: {args.minutes:g} min, rate source {args.rate:,} events/s, {args.mode} mode, state {url}, "
+              f"trigger {args.trigger_ms} ms; rate -> keyby -> windows (BaseStatefulWindowedBolt, persistent, "
+              f"sliding {LENGTH_S} s / {SLIDE_S} s, lag {LAG_S} s, {args.tasks} tasks) + agg "
+              f"(WindowedAggregateBolt count, same windows, {args.tasks} tasks), fields grouping on value % {KEYS}",
+              flush=True)
+        print(f"command: python {' '.join(sys.argv)}; started {time.strftime('%Y-%m-%d %H:%M:%S %Z')}", flush=True)
+        print(f"python {sys.version.split()[0]}, pyspark {spark.version}, pid {os.getpid()}, "
+              f"JVM max heap {runtime.maxMemory() / 2**20:.0f} MB, checkpoint {checkpoint}", flush=True)
+        handle = runner.submit(name, topology)
+        started = time.monotonic()
+        print(HEADER, flush=True)
+        print(UNITS, flush=True)
+        reports: list[Report] = []
+        seen: set[int] = set()
+        period: list[tuple[float, float]] = []  # (triggerExecution, addBatch) of the batches of this period
+        rows_before = 0
+        next_report = started + args.every
+        end = started + args.minutes * 60
+        while True:
+            now = time.monotonic()
+            time.sleep(max(0.0, min(POLL_S, next_report - now, end - now)))
+            if not handle.query.isActive or handle.query.exception() is not None:
+                error = handle.executor.error or handle.query.exception()
+                print(f"soak: the query stopped after {(time.monotonic() - started) / 60:.1f} min: {error!r}",
+                      flush=True)
+                if handle.executor.error is not None:
+                    traceback.print_exception(handle.executor.error, file=sys.stdout)
+                return 1
+            if own_redis is not None and own_redis.poll() is not None:
+                print(f"soak: redis-server exited with {own_redis.returncode}", flush=True)
+                return 1
+            for prog in handle.query.recentProgress:
+                if prog["batchId"] not in seen:
+                    seen.add(prog["batchId"])
+                    d = prog["durationMs"]
+                    period.append((d.get("triggerExecution", 0), d.get("addBatch", 0)))
+            while len(seen) > 500:
+                seen.discard(min(seen))
+            now = time.monotonic()
+            if now < next_report - 0.01 and now < end - 0.01:
+                continue
+            jvm, workers = jvm_and_workers()
+            used, entries, keys = state_size(client, name)
+            progress = handle.progress
+            wall = time.time_ns() // 1_000_000
+            with sink.lock:
+                outputs = sink.outputs
+            r = Report(
+                minute=(now - started) / 60, driver=rss_mb() or 0.0, jvm=(rss_mb(jvm) or 0.0) if jvm else 0.0,
+                heap=(runtime.totalMemory() - runtime.freeMemory()) / 2**20,
+                workers=sum(rss_mb(w) or 0.0 for w in workers), redis=used, entries=entries, keys=keys,
+                batches=len(period),
+                batch_mean=statistics.fmean(t for t, _ in period) if period else 0.0,
+                batch_max=max((t for t, _ in period), default=0.0),
+                add_mean=statistics.fmean(a for _, a in period) if period else 0.0,
+                rows=progress.input_rows - rows_before, outputs=outputs,
+                lag_s=None if progress.watermark is None else (wall - progress.watermark) / 1000,
+                pyobjs=len(gc.get_objects()), gen2=gc.get_stats()[2]["collections"],
+            )
+            reports.append(r)
+            print(line(r), flush=True)
+            period, rows_before = [], progress.input_rows
+            next_report += args.every
+            if now >= end - 0.01:
+                break
+        progress = handle.progress
+        handle.stop(flush=False)
+        print(f"\nsoak: {progress.batches:,} batches, {progress.input_rows:,} rows "
+              f"({progress.input_rows / (args.minutes * 60):,.0f}/s), {progress.windows_fired:,} windows fired, "
+              f"{progress.late_tuples} late tuples, {progress.replays} replays, {sink.outputs:,} outputs "
+              f"(handle.output_count {handle.output_count:,})", flush=True)
+        summary(reports, args.minutes, args.every)
+        ok = not sink.failures and sink.checked > 0 and progress.late_tuples == 0
+        ok = ok and (sink.full > 0 and sink.agg_checked > 0 if args.minutes * 60 > LENGTH_S + 30 else True)
+        print(f"\ncheck: {'OK' if ok else 'FAILED'}: {sink.checked} windows of 'windows' checked (values consecutive, "
+              f"running count = highest value + 1), {sink.full} of them full with {args.rate * LENGTH_S:,} events; "
+              f"{sink.agg_checked} full 'agg' windows counting {args.rate * LENGTH_S:,}; "
+              f"{progress.late_tuples} late tuples", flush=True)
+        for f in sink.failures:
+            print(f"  {f}", flush=True)
+        status = 0 if ok else 2
+    except Exception as err:  # a soak reports what broke and exits 1
+        print(f"soak: failed: {err!r}", flush=True)
+        traceback.print_exc(file=sys.stdout)
+        status = 1
+    finally:
+        if handle is not None and handle.is_active:
+            handle.query.stop()
+        if spark is not None:
+            spark.stop()
+        if own_redis is not None:
+            own_redis.terminate()
+            own_redis.wait(10)
+        else:
+            for k in client.scan_iter(match=f"squall:{{{name}*", count=1000):
+                client.delete(k)
+        shutil.rmtree(checkpoint, ignore_errors=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
