@@ -56,24 +56,29 @@ def _when_held(query: Query, action) -> threading.Thread:
     return thread
 
 
+def _restart_mid_run(query: Query, stop, start, expected) -> None:
+    """Run ``query``; right after batch 1, ``stop()`` the store, let batch 2 start, ``start()`` it 0.5 s later."""
+
+    def restart(release) -> None:
+        stop()  # batch 2 starts while the server is away
+        release()
+        time.sleep(0.5)
+        start()
+
+    thread = _when_held(query, restart)
+    result = query.run(hold_after=1)
+    thread.join(10)
+    completed(result)
+    assert "retrying for up to" in result.stderr, "no request had to wait for the restarted server"
+    assert query.outputs() == expected
+
+
 @pytest.mark.redis
 def test_redis_restarted_mid_run_loses_nothing(data, expected, tmp_path):
     server = RedisServer("--appendonly", "yes", "--appendfsync", "always", workdir=tmp_path)
     try:
         query = Query(data, tmp_path / "run", f"redis://127.0.0.1:{server.port}/0")
-
-        def restart(release) -> None:
-            server.kill()  # batch 2 starts while the server is away
-            release()
-            time.sleep(0.5)
-            server.start()
-
-        thread = _when_held(query, restart)
-        result = query.run(hold_after=1)
-        thread.join(10)
-        completed(result)
-        assert "retrying for up to" in result.stderr, "no request had to wait for the restarted server"
-        assert query.outputs() == expected
+        _restart_mid_run(query, server.kill, server.start, expected)
     finally:
         server.stop()
 
@@ -83,21 +88,8 @@ def test_hbase_thrift_server_restarted_mid_run_loses_nothing(data, expected, tmp
     thrift = ThriftServer(hbase_url)
     thrift.start()
     try:
-        url = f"hbase://127.0.0.1:{thrift.port}/squalltest?retry_seconds=60"
-        query = Query(data, tmp_path / "run", url)
-
-        def restart(release) -> None:
-            thrift.kill()
-            release()
-            time.sleep(0.5)
-            thrift.start()
-
-        thread = _when_held(query, restart)
-        result = query.run(hold_after=1)
-        thread.join(10)
-        completed(result)
-        assert "retrying for up to" in result.stderr, "no request had to wait for the restarted server"
-        assert query.outputs() == expected
+        query = Query(data, tmp_path / "run", f"hbase://127.0.0.1:{thrift.port}/squalltest?retry_seconds=60")
+        _restart_mid_run(query, thrift.kill, thrift.start, expected)
     finally:
         thrift.kill()
 

@@ -31,7 +31,7 @@ from bolts.task_input import TaskInput
 from topologies.executor.batch_layout import BatchLayout
 from topologies.executor.batch_log import BatchClock, OutputLog
 from topologies.executor.driver import BatchStats
-from topologies.executor.flush_record import FlushRecord, flush_after
+from topologies.executor.flush_record import FlushingExecutor, FlushRecord
 from topologies.executor.runtime import Output, Router, SpoutData, route_spouts
 from topologies.executor.stored import RouterCounters
 from topologies.executor.tasks import lowest_watermark
@@ -93,7 +93,7 @@ def run_stage(spark: SparkSession, spec: StageSpec, queues: Sequence[TaskInput])
     )
 
 
-class DistributedExecutor:
+class DistributedExecutor(FlushingExecutor):
     """The ``foreachBatch`` function of a topology in distributed mode (see the module docstring).
 
     ``state_url`` is the backend's full URL (the executors open it themselves);
@@ -191,24 +191,8 @@ class DistributedExecutor:
         marks = [m for ms in self.marks.values() for m in ms if m is not None]
         return (min(marks) if marks else None), self.windows_fired, self.late_tuples
 
-    def flush(self) -> None:
-        """End of input: close every task on the executors (Storm's shutdown flush), recorded as ``"final"``.
-
-        Runs once per executor, and once per last batch (see
-        :meth:`DriverExecutor.flush`); the closed tasks are not committed, so
-        the next batch resumes them from the store.
-        """
-        with self._lock:
-            if not self.flushed:
-                flush_after(self.flush_record, self.counters_store.last_batch(), self.outputs, self._close_after)
-            self.flushed = True
-
-    def complete_pending_flush(self) -> None:
-        """Complete a flush an earlier process began after its last batch and did not finish (``submit`` calls it)."""
-        with self._lock:
-            pending = self.flush_record.pending()
-            if pending is not None:
-                flush_after(self.flush_record, pending, self.outputs, self._close_after)
+    def _last_batch(self) -> int | None:
+        return self.counters_store.last_batch()
 
     def _close_after(self, last: int) -> list[Output]:
         return self._run_stages(None, {}, None)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from topologies.executor.batch_layout import BatchLayout
 from topologies.executor.batch_log import BatchClock, OutputLog
-from topologies.executor.flush_record import FlushRecord, flush_after
+from topologies.executor.flush_record import FlushingExecutor, FlushRecord
 from topologies.executor.runtime import Output, SpoutData, TopologyRuntime
 from topologies.executor.stored import BackendStores, RouterCounters
 from topologies.metrics import BatchMetrics, MetricsHistory
@@ -53,7 +53,7 @@ class BatchStats:
         self.rows_per_batch.pop(batch_id - KEEP_ROWS, None)
 
 
-class DriverExecutor:
+class DriverExecutor(FlushingExecutor):
     """The ``foreachBatch`` function of a topology in driver mode.
 
     Call it as ``executor(df, batch_id)`` (what Spark does) or :meth:`run` with
@@ -140,25 +140,8 @@ class DriverExecutor:
             return None, 0, 0
         return runtime.watermark, runtime.windows_fired, runtime.late_tuples
 
-    def flush(self) -> None:
-        """End of input: close every task (Storm's shutdown flush) and record what they emit as ``"final"``.
-
-        Runs once per executor, and once per last batch: the flush after a batch
-        whose flush is done does nothing, and a topology that never committed a
-        batch has nothing to flush. The flush commits no task state; afterwards
-        the tasks are rebuilt from the store, as the last batch left them.
-        """
-        with self._lock:
-            if not self.flushed:
-                flush_after(self.flush_record, self.router_counters.last_batch(), self.outputs, self._close_after)
-            self.flushed = True
-
-    def complete_pending_flush(self) -> None:
-        """Complete a flush an earlier process began after its last batch and did not finish (``submit`` calls it)."""
-        with self._lock:
-            pending = self.flush_record.pending()
-            if pending is not None:
-                flush_after(self.flush_record, pending, self.outputs, self._close_after)
+    def _last_batch(self) -> int | None:
+        return self.router_counters.last_batch()
 
     def _close_after(self, last: int) -> list[Output]:
         runtime = self.runtime

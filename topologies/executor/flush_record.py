@@ -16,6 +16,8 @@ batch finds itself done, and a flush after a later batch always moves on.
 
 from __future__ import annotations
 
+import threading
+from abc import abstractmethod
 from collections.abc import Callable
 
 from state_backends import StateBackend
@@ -70,3 +72,46 @@ def flush_after(record: FlushRecord, last: int | None, outputs: OutputLog,
         return
     outputs.write(OutputLog.FINAL, close(last))
     record.done(last)
+
+
+class FlushingExecutor:
+    """The shutdown flush of an executor (driver or distributed), run once per executor and once per last batch.
+
+    The executor gives :attr:`flush_record`, :attr:`outputs`, :attr:`flushed`,
+    :attr:`_lock`, :meth:`_last_batch` (the last batch committed to the store)
+    and :meth:`_close_after` (close every task as the store holds them after a
+    batch, committing nothing).
+    """
+
+    flush_record: FlushRecord
+    outputs: OutputLog
+    flushed: bool
+    _lock: threading.Lock
+
+    @abstractmethod
+    def _last_batch(self) -> int | None:
+        """The last batch id committed to the store (None before any)."""
+
+    @abstractmethod
+    def _close_after(self, last: int) -> list[Output]:
+        """Close every task as the store holds it after batch ``last``; what they emitted."""
+
+    def flush(self) -> None:
+        """End of input: close every task (Storm's shutdown flush) and record what they emit as ``"final"``.
+
+        Runs once per executor, and once per last batch: the flush after a batch
+        whose flush is done does nothing, and a topology that never committed a
+        batch has nothing to flush. The flush commits no task state; the next
+        batch resumes the tasks from the store, as the last batch left them.
+        """
+        with self._lock:
+            if not self.flushed:
+                flush_after(self.flush_record, self._last_batch(), self.outputs, self._close_after)
+            self.flushed = True
+
+    def complete_pending_flush(self) -> None:
+        """Complete a flush an earlier process began after its last batch and did not finish (``submit`` calls it)."""
+        with self._lock:
+            pending = self.flush_record.pending()
+            if pending is not None:
+                flush_after(self.flush_record, pending, self.outputs, self._close_after)
