@@ -87,6 +87,30 @@ class KafkaClient:
                              on_delivery=lambda err, _msg: err and errors.append(err), **extra)
         left = producer.flush(60)
         assert not errors and not left, f"produce to {topic} failed: {errors}, {left} record(s) not delivered"
+        self.wait_visible(topic)
+
+    def wait_visible(self, topic: str, timeout: float = 30.0) -> None:
+        """Wait until a ``read_committed`` reader's end offsets stop moving: what was produced can be read.
+
+        A broker that has just started can answer an offset request for a new
+        topic before its records are served; a query planned then reads nothing.
+        """
+        from confluent_kafka import Consumer, TopicPartition
+
+        consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": f"probe-{uuid.uuid4().hex[:8]}",
+                             "isolation.level": "read_committed", "logger": LOG})
+        try:
+            deadline, previous = time.monotonic() + timeout, None
+            while time.monotonic() < deadline:
+                partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+                ends = [consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10, cached=False)[1]
+                        for p in sorted(partitions)]
+                if ends == previous and sum(ends) > 0:
+                    return
+                previous = ends
+                time.sleep(0.2)
+        finally:
+            consumer.close()
 
     def consume(self, topic: str, *, read_committed: bool = True, timeout: float = 30.0) -> list[Record]:
         """Every record of ``topic`` up to its end, by partition then offset (committed ones only, by default)."""
@@ -141,6 +165,9 @@ def kafka(request: pytest.FixtureRequest) -> Iterator[KafkaClient]:
     """A :class:`KafkaClient` of the run's broker (skips without confluent-kafka); closed before the broker stops."""
     pytest.importorskip("confluent_kafka", reason="the Kafka tests need confluent-kafka: pip install confluent-kafka")
     client = KafkaClient(request.getfixturevalue("kafka_bootstrap"))  # the broker starts only when it can be used
+    warm_up = client.create_topic("warm-up")  # the first topic of a fresh broker: served before the tests start
+    client.produce(warm_up, [("k", "v")])
+    assert len(client.consume(warm_up)) == 1
     yield client
     client.admin = None  # librdkafka closes the handle when it is collected: not left retrying a stopped broker
     gc.collect()
