@@ -14,6 +14,7 @@ agree with it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 INT_MAX = 2**31 - 1
 END_OF_TIME = 2**63 - 1
@@ -211,3 +212,16 @@ class StormModel:
         if final > self.watermark:
             self.watermark = final
             self.on_watermark(final)
+
+
+def ids(tuples: Any) -> list[Any]:
+    """The ``id`` field of each tuple, in order."""
+    return [t["id"] for t in tuples]
+
+
+def assert_same_windows(harness: Any, model: Any) -> None:
+    """The harness's window activations and late tuples equal a model's (ids, bounds, new and expired)."""
+    got = [(ids(w.tuples), ids(w.new), ids(w.expired), w.start_timestamp, w.end_timestamp) for w in harness.windows]
+    want = [(w.tuples, w.new, w.expired, w.start, w.end) for w in model.windows]
+    assert got == want
+    assert ids(harness.late) == model.late

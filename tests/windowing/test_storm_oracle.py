@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from bolts import BaseWindowedBolt
+from tests.windowing.storm_model import assert_same_windows
 from tests.windowing.storm_oracle import SQUALL, STORM, StormOracle
 from topologies.testing import BoltHarness
 from windowing import Count, Duration
@@ -106,17 +107,6 @@ def _build(cfg, storm):
     return harness, oracle
 
 
-def _ids(tuples):
-    return [t["id"] for t in tuples]
-
-
-def _assert_same(harness, oracle):
-    got = [(_ids(w.tuples), _ids(w.new), _ids(w.expired), w.start_timestamp, w.end_timestamp) for w in harness.windows]
-    want = [(w.tuples, w.new, w.expired, w.start, w.end) for w in oracle.windows]
-    assert got == want
-    assert _ids(harness.late) == oracle.late
-
-
 def _run(cfg, ops, storm):
     harness, oracle = _build(cfg, storm)
     for i, (kind, a, b) in enumerate(ops):
@@ -130,10 +120,10 @@ def _run(cfg, ops, storm):
         else:
             harness.advance_watermark(a)
             oracle.advance_watermark(a)
-        _assert_same(harness, oracle)
+        assert_same_windows(harness, oracle)
     harness.close()
     oracle.close()
-    _assert_same(harness, oracle)
+    assert_same_windows(harness, oracle)
     return oracle
 
 

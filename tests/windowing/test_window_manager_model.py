@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bolts import BaseWindowedBolt
-from tests.windowing.storm_model import StormModel
+from tests.windowing.storm_model import StormModel, assert_same_windows, ids
 from topologies.testing import BoltHarness
 from windowing import Count, Duration
 
@@ -50,17 +50,6 @@ def _build(cfg):
     return harness, model
 
 
-def _ids(tuples):
-    return [t["id"] for t in tuples]
-
-
-def _assert_same(harness, model):
-    got = [(_ids(w.tuples), _ids(w.new), _ids(w.expired), w.start_timestamp, w.end_timestamp) for w in harness.windows]
-    want = [(w.tuples, w.new, w.expired, w.start, w.end) for w in model.windows]
-    assert got == want
-    assert _ids(harness.late) == model.late
-
-
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cfg=config, ops=st.lists(op, max_size=80))
 def test_window_manager_matches_storm_model(cfg, ops):
@@ -76,10 +65,10 @@ def test_window_manager_matches_storm_model(cfg, ops):
             harness.advance(a)
             model.advance_to(model.now + a)
             clock_ts += a
-        _assert_same(harness, model)
+        assert_same_windows(harness, model)
     harness.close()
     model.close()
-    _assert_same(harness, model)
+    assert_same_windows(harness, model)
 
 
 @settings(max_examples=300, deadline=None)
@@ -98,8 +87,8 @@ def test_no_tuple_is_both_late_and_windowed_and_none_is_lost(cfg, ops):
             harness.advance(a)
             clock_ts += a
     harness.close()
-    late = set(_ids(harness.late))
-    windowed = {t for w in harness.windows for t in _ids(w.tuples)}
+    late = set(ids(harness.late))
+    windowed = {t for w in harness.windows for t in ids(w.tuples)}
     held = {e.value["id"] for e in harness.task.manager.held()}
     # expired since the last evaluation, reported to on_expiry at the next one
     expired_ids.extend(e.value["id"] for e in harness.task.manager.eviction.expired)
