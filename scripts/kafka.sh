@@ -76,6 +76,9 @@ share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 log.retention.check.interval.ms=300000
+# Test records carry CreateTime timestamps years old: time-based retention would delete them at
+# the first retention check (30 s after start, then every check interval) while a test reads them.
+log.retention.ms=-1
 PROPS
 }
 

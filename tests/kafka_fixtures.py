@@ -90,11 +90,7 @@ class KafkaClient:
         self.wait_visible(topic)
 
     def wait_visible(self, topic: str, timeout: float = 30.0) -> None:
-        """Wait until a ``read_committed`` reader's end offsets stop moving: what was produced can be read.
-
-        A broker that has just started can answer an offset request for a new
-        topic before its records are served; a query planned then reads nothing.
-        """
+        """Wait until a ``read_committed`` reader's end offsets stop moving: what was produced can be read."""
         from confluent_kafka import Consumer, TopicPartition
 
         consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": f"probe-{uuid.uuid4().hex[:8]}",
