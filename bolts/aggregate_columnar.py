@@ -135,9 +135,18 @@ def place_segment(task: AggregateTask, segment: Segment, watermark: int) -> bool
     return True
 
 
-def _add_groups(task: AggregateTask, segment: Segment, watermark: int, ts: np.ndarray, keys: list[tuple[Any, ...]],
-                pair_keys: np.ndarray, pair_rows: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-                open_pairs: np.ndarray) -> bool:
+def _add_groups(
+    task: AggregateTask,
+    segment: Segment,
+    watermark: int,
+    ts: np.ndarray,
+    keys: list[tuple[Any, ...]],
+    pair_keys: np.ndarray,
+    pair_rows: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    open_pairs: np.ndarray,
+) -> bool:
     """Each (key, window) group's rows into its window, groups in first-touch order; marks the pairs added.
 
     False, with no window created or changed, when the aggregator refuses the rows.
@@ -174,10 +183,13 @@ def _add_groups(task: AggregateTask, segment: Segment, watermark: int, ts: np.nd
     for ws, acc in zip(opened, accs, strict=True):
         ws.acc = acc
     counts = np.bincount(row_window, minlength=len(opened)).tolist()
-    low = np.full(len(opened), np.iinfo(np.int64).max)
+    # Only rows not behind the watermark hold the output timestamp (WindowState.hold_timestamps).
+    none = np.iinfo(np.int64).max
+    low = np.full(len(opened), none)
     high = np.full(len(opened), np.iinfo(np.int64).min)
-    np.minimum.at(low, row_window, ts[rows])
-    np.maximum.at(high, row_window, ts[rows])
+    held = ts[rows] >= watermark
+    np.minimum.at(low, row_window[held], ts[rows][held])
+    np.maximum.at(high, row_window[held], ts[rows][held])
     now = task.clock.now()
     for ws, n, lo, hi in zip(opened, counts, low.tolist(), high.tolist(), strict=True):
         window = ws.window
@@ -185,14 +197,16 @@ def _add_groups(task: AggregateTask, segment: Segment, watermark: int, ts: np.nd
         spec.trigger.on_elements(ctx, n)
         ws.has_new = True
         ws.on_time_data = ws.on_time_data or watermark < window.end
-        ws.note_timestamps(lo, hi)
+        if lo != none:
+            ws.hold_timestamps(lo, hi)
         task.dirty[ws.wid] = None
         task.table.touch(ws)
     return True
 
 
-def _add_rows(task: AggregateTask, segment: Segment, accs: list[Any], rows: np.ndarray,
-              row_window: np.ndarray) -> list[Any] | None:
+def _add_rows(
+    task: AggregateTask, segment: Segment, accs: list[Any], rows: np.ndarray, row_window: np.ndarray
+) -> list[Any] | None:
     """Each window's accumulator with its rows added (one ``add_groups`` call, or ``add_column`` per window).
 
     None when the aggregator refuses the rows (the ready aggregators change no
@@ -208,14 +222,17 @@ def _add_rows(task: AggregateTask, segment: Segment, accs: list[Any], rows: np.n
             return aggregator.add_groups(accs, taken, row_window)  # type: ignore[no-any-return]
         order = np.argsort(row_window, kind="stable")
         bounds = np.searchsorted(row_window[order], np.arange(len(accs) + 1))
-        return [aggregator.add_column(acc, taken.take(pa.array(order[bounds[i] : bounds[i + 1]])))
-                for i, acc in enumerate(accs)]
+        return [
+            aggregator.add_column(acc, taken.take(pa.array(order[bounds[i] : bounds[i + 1]])))
+            for i, acc in enumerate(accs)
+        ]
     except (TypeError, ValueError):
         return None
 
 
-def _report_unplaced(task: AggregateTask, segment: Segment, ts: np.ndarray, pair_rows: np.ndarray,
-                     open_pairs: np.ndarray) -> None:
+def _report_unplaced(
+    task: AggregateTask, segment: Segment, ts: np.ndarray, pair_rows: np.ndarray, open_pairs: np.ndarray
+) -> None:
     """Rows with no live window are late (in row order); rows whose live windows are all closed are counted."""
     import numpy as np
 

@@ -25,11 +25,11 @@ class PaneEmitter:
         """Consult the trigger once; on garbage collection emit the window's final pane.
 
         At garbage collection an open window whose trigger does not fire still
-        emits a last pane when it holds data not yet emitted, or when that pane
-        would be its ON_TIME pane (a window that emitted only EARLY panes), as
-        Beam's Java runner does under its default ``OnTimeBehavior.FIRE_ALWAYS``.
-        A pane fired by the trigger in the same step as garbage collection is the
-        last one. A closed window (its trigger finished) emits nothing more.
+        gets a last pane, as in Beam's Java runner (``ReduceFnRunner.onTimers``
+        calls ``onTrigger`` with ``isFinished``); whether it is emitted is decided
+        by :meth:`pane`. A pane fired by the trigger in the same step as garbage
+        collection is the last one. A closed window (its trigger finished) emits
+        nothing more.
         """
         if ws.closed:
             return
@@ -43,18 +43,34 @@ class PaneEmitter:
             self.pane(ws, watermark=watermark, is_last=True)
 
     def pane(self, ws: WindowState, *, watermark: int, is_last: bool) -> None:
-        """Emit the window's pane now, unless it holds nothing new (an ON_TIME pane is emitted anyway)."""
+        """Emit the window's pane now, unless it is empty and no behaviour asks for an empty pane.
+
+        As Beam's ``ReduceFnRunner.needToEmit``: a pane with tuples added since the
+        last one is emitted; an empty one only when it is the ON_TIME pane under
+        ``with_on_time_behavior("fire_always")`` (the default) or the last pane
+        under ``with_closing_behavior("fire_always")``.
+        """
         spec = self.spec
-        on_time = would_be_on_time(
-            ws.history, watermark=watermark, window_end=ws.window.end, had_on_time_data=ws.on_time_data
-        )
-        if not ws.has_new and not on_time:
-            return
+        if not ws.has_new:
+            on_time = would_be_on_time(
+                ws.history, watermark=watermark, window_end=ws.window.end, had_on_time_data=ws.on_time_data
+            )
+            wanted_on_time = on_time and spec.on_time_behavior == "fire_always"
+            if not wanted_on_time and not (is_last and spec.closing_behavior == "fire_always"):
+                if on_time:
+                    # The empty ON_TIME pane is skipped: nothing holds the output watermark at the
+                    # window any more, so a later pane is LATE (ReduceFnRunnerTest's
+                    # testEmptyOnTimeWithOnTimeBehaviorFireIfNonEmpty*).
+                    ws.on_time_data = False
+                return
         value = spec.aggregator.extract(ws.acc)
         if spec.fire_only_updated and not is_last and ws.last is not None and ws.last[0] == value:
             return
         pane, ws.history = describe_pane(
-            ws.history, watermark=watermark, window_end=ws.window.end, had_on_time_data=ws.on_time_data,
+            ws.history,
+            watermark=watermark,
+            window_end=ws.window.end,
+            had_on_time_data=ws.on_time_data,
             is_last=is_last,
         )
         ts = self._timestamp(ws)
@@ -69,13 +85,20 @@ class PaneEmitter:
         self.emit([key, ws.window.start, ws.window.end, value, ts, pane, False])
         ws.last = [value, ts, list(pane)]
         ws.has_new = False
-        ws.pane_ts = None
+        ws.hold = None
         if spec.mode.discards:
             ws.acc = spec.aggregator.create()
 
     def _timestamp(self, ws: WindowState) -> int:
+        """The pane's output timestamp: from the holds of its tuples, else the window's last timestamp.
+
+        As Beam's ``WatermarkHold.extractAndRelease``: the timestamp combiner over
+        the tuples that held the output timestamp since the last pane (in every
+        accumulation mode: the holds are released at each pane), and the window's
+        ``max_timestamp`` (``end - 1``, Beam's ``window.maxTimestamp()``) when none
+        did (all were behind the watermark, or the pane is empty).
+        """
         combiner = self.spec.timestamp_combiner
-        span = ws.pane_ts if self.spec.mode.discards else ws.all_ts
-        if combiner == "end_of_window" or span is None:
+        if combiner == "end_of_window" or ws.hold is None:
             return ws.window.max_timestamp
-        return span[0] if combiner == "earliest" else span[1]
+        return ws.hold[0] if combiner == "earliest" else ws.hold[1]

@@ -15,6 +15,8 @@ from windowing.trigger_leaves import DefaultTrigger
 
 OUTPUT_FIELDS = ("key", "window_start", "window_end", "value", "timestamp", "pane", "is_retraction")
 TIMESTAMP_COMBINERS = ("end_of_window", "earliest", "latest")
+CLOSING_BEHAVIORS = ("fire_if_non_empty", "fire_always")  # Beam's Window.ClosingBehavior; the first is the default
+ON_TIME_BEHAVIORS = ("fire_always", "fire_if_non_empty")  # Beam's Window.OnTimeBehavior; the first is the default
 RETRACTION_FIELD = "is_retraction"
 
 
@@ -22,6 +24,8 @@ RETRACTION_FIELD = "is_retraction"
 class AggregateSpec:
     """What to aggregate, where (assigner; None keeps the windows of incoming panes), when (trigger) and how (mode).
 
+    ``closing_behavior``/``on_time_behavior``: whether an empty last pane / an
+    empty ON_TIME pane is emitted (``"fire_always"``) or not (``"fire_if_non_empty"``).
     ``allowed_lateness_ms`` is the lateness horizon: a tuple whose windows all
     end at or before ``watermark - allowed_lateness`` is dropped, and a window's
     state is deleted once the watermark reaches ``end + allowed_lateness``.
@@ -34,6 +38,8 @@ class AggregateSpec:
     mode: AccumulationMode = AccumulationMode.DISCARDING
     allowed_lateness_ms: int = 0
     timestamp_combiner: str = "end_of_window"
+    closing_behavior: str = CLOSING_BEHAVIORS[0]
+    on_time_behavior: str = ON_TIME_BEHAVIORS[0]
     timestamp_field: str | None = None
     timestamp_extractor: Callable[[Any], int] | None = None
     lag_ms: int = 0

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from bolts.windowed_aggregate_bolt import WindowedAggregateBolt
 
 log = logging.getLogger("squall.bolts")
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2  # 2: holds replace the timestamp spans of version 1
 
 
 class AggregateTask(BoltTask):
@@ -176,7 +176,8 @@ class AggregateTask(BoltTask):
         self.spec.trigger.on_element(ctx)
         ws.has_new = True
         ws.on_time_data = ws.on_time_data or self._watermark < ws.window.end
-        ws.note_timestamp(ts)
+        if ts >= self._watermark:  # behind the watermark, it cannot hold the output timestamp (Beam's element hold)
+            ws.hold_timestamps(ts, ts)
         self.dirty[ws.wid] = None
         self.table.touch(ws)
 
@@ -185,8 +186,13 @@ class AggregateTask(BoltTask):
         if self.spec.late_tuple_stream is not None and self.collector is not None:
             self.collector.emit([tup], self.spec.late_tuple_stream)
         else:
-            log.info("%s: tuple %r at %d is beyond the allowed lateness (watermark %d); dropped",
-                     self.component, tup, ts, self._watermark)
+            log.info(
+                "%s: tuple %r at %d is beyond the allowed lateness (watermark %d); dropped",
+                self.component,
+                tup,
+                ts,
+                self._watermark,
+            )
 
     def end_batch(self) -> None:
         """The micro-batch is delivered: close it; with ``watermark_at_batch_end``, then emit the watermark.
@@ -366,4 +372,3 @@ class AggregateTask(BoltTask):
         if extractor is not None:
             return lambda tup: read_millis("with_timestamp_extractor", "the extractor's result", extractor(tup), tup)
         return lambda tup: self.clock.now()
-

@@ -19,9 +19,9 @@ class WindowState:
     mode). ``trigger``: the trigger's namespaced state. ``timers``: processing
     times at which to consult the trigger again. ``has_new``: tuples arrived
     since the last pane. ``on_time_data``: a tuple arrived while the watermark
-    was before the window's end. ``pane_ts``/``all_ts``: smallest and largest
-    timestamps since the last pane and overall, for the timestamp combiner.
-    ``last``: the last pane emitted, ``[value, timestamp, pane]``. ``retractions``:
+    was before the window's end. ``hold``: smallest and largest timestamps of
+    the tuples added since the last pane that held the output timestamp (see
+    :meth:`hold_timestamps`), or None. ``last``: the last pane emitted, ``[value, timestamp, pane]``. ``retractions``:
     last panes of windows merged into this one, ``[start, end, value, timestamp,
     pane]``, retracted before this window's next pane. ``closed``: the trigger
     finished. ``seq``: creation order, for deterministic ordering.
@@ -35,8 +35,7 @@ class WindowState:
     timers: list[int] = field(default_factory=list)
     has_new: bool = False
     on_time_data: bool = False
-    pane_ts: list[int] | None = None
-    all_ts: list[int] | None = None
+    hold: list[int] | None = None
     history: PaneHistory = field(default_factory=PaneHistory)
     last: list[Any] | None = None
     retractions: list[list[Any]] = field(default_factory=list)
@@ -47,31 +46,56 @@ class WindowState:
         """The window's identity: key, start, end."""
         return (self.key, self.window.start, self.window.end)
 
-    def note_timestamp(self, ts: int) -> None:
-        """Widen the timestamp ranges with ``ts``."""
-        self.note_timestamps(ts, ts)
+    def hold_timestamps(self, low: int, high: int) -> None:
+        """Tuples with timestamps from ``low`` to ``high``, none behind the watermark, joined the pane.
 
-    def note_timestamps(self, low: int, high: int) -> None:
-        """Widen the timestamp ranges with timestamps from ``low`` to ``high``."""
-        self.pane_ts = _widen(self.pane_ts, low, high)
-        self.all_ts = _widen(self.all_ts, low, high)
+        Beam's element hold (``WatermarkHold.addElementHold``): a tuple holds the
+        output timestamp only when its timestamp is not behind the output watermark
+        and the input watermark has not passed the window's last timestamp. squall
+        does not hold its forwarded watermark, so both are its one watermark, and
+        the caller adds only tuples with ``ts >= watermark`` (such a tuple lies in a
+        window whose end is after the watermark). The pane takes the earliest or
+        latest of them; a pane without any is stamped ``max_timestamp``.
+        """
+        self.hold = _widen(self.hold, low, high)
 
     def to_data(self) -> list[Any]:
         """Plain lists and dicts."""
         return [
-            list(self.key), self.window.start, self.window.end, self.acc, self.seq, dict(self.trigger),
-            list(self.timers), self.has_new, self.on_time_data, self.pane_ts, self.all_ts, list(self.history),
-            self.last, self.retractions, self.closed,
+            list(self.key),
+            self.window.start,
+            self.window.end,
+            self.acc,
+            self.seq,
+            dict(self.trigger),
+            list(self.timers),
+            self.has_new,
+            self.on_time_data,
+            self.hold,
+            list(self.history),
+            self.last,
+            self.retractions,
+            self.closed,
         ]
 
     @classmethod
     def from_data(cls, data: list[Any]) -> WindowState:
         """Rebuild from :meth:`to_data`."""
-        (key, start, end, acc, seq, trigger, timers, has_new, on_time, pane_ts, all_ts, history, last,
-         retractions, closed) = data
+        (key, start, end, acc, seq, trigger, timers, has_new, on_time, hold, history, last, retractions, closed) = data
         return cls(
-            tuple(key), Window(start, end), acc, seq, dict(trigger), list(timers), has_new, on_time,
-            pane_ts, all_ts, PaneHistory(*history), last, [list(r) for r in retractions], closed,
+            tuple(key),
+            Window(start, end),
+            acc,
+            seq,
+            dict(trigger),
+            list(timers),
+            has_new,
+            on_time,
+            hold,
+            PaneHistory(*history),
+            last,
+            [list(r) for r in retractions],
+            closed,
         )
 
 

@@ -20,7 +20,6 @@ from bolts.aggregate_window_state import Key, WindowState, merge_spans
 from bolts.value_codec import pack_value
 from bolts.window_schedule import WindowSchedule
 from windowing.assigners import Sessions, TimeDifferenceWindows, Window
-from windowing.panes import PaneHistory
 from windowing.trigger_context import TriggerContext
 
 WindowId = tuple[Key, int, int]
@@ -49,7 +48,10 @@ class WindowTable:
         self.windows: dict[WindowId, WindowState] = {}
         self.by_key: dict[Key, dict[Window, WindowState]] = {}
         self.starts: dict[Key, list[int]] = {}  # time-difference windows: sorted window starts per key
-        self.sessions: dict[Key, list[Window]] = {}  # session windows: sorted per key (they never overlap)
+        # Open session windows, sorted per key: they never overlap. A closed session (its trigger
+        # finished) leaves this index, as a closed window leaves Beam's active window set: it no
+        # longer merges, and an open session may overlap it.
+        self.sessions: dict[Key, list[Window]] = {}
         self.times: dict[Key, list[int]] = {}  # time-difference windows: sorted distinct record times per key
         self.buckets: dict[Key, list[list[Any]]] = {}  # ... and their [accumulator, tuple count]
         # (oldest record time, tie-breaker, key) per key with buckets, so pruning visits only the
@@ -75,6 +77,8 @@ class WindowTable:
     def touch(self, ws: WindowState) -> None:
         """Note that ``ws`` changed: its trigger ran (timers are rescheduled) and, when tracking, it is committed."""
         self.schedule.timers_changed(ws)
+        if ws.closed:
+            _discard(self.sessions, ws.key, ws.window)
         if self.changes is not None:
             self.changes.windows[ws.seq] = ws
 
@@ -103,7 +107,7 @@ class WindowTable:
         self.by_key.setdefault(ws.key, {})[ws.window] = ws
         if self.spec.time_difference is not None:
             insort(self.starts.setdefault(ws.key, []), ws.window.start)
-        elif isinstance(self.spec.assigner, Sessions):
+        elif isinstance(self.spec.assigner, Sessions) and not ws.closed:
             insort(self.sessions.setdefault(ws.key, []), ws.window)
 
     def delete(self, ws: WindowState) -> None:
@@ -115,12 +119,8 @@ class WindowTable:
         del mine[ws.window]
         if not mine:
             del self.by_key[ws.key]
-        for index, item in ((self.starts, ws.window.start), (self.sessions, ws.window)):
-            ordered = index.get(ws.key)
-            if ordered is not None:
-                del ordered[bisect_left(ordered, item)]
-                if not ordered:
-                    del index[ws.key]
+        _discard(self.starts, ws.key, ws.window.start)
+        _discard(self.sessions, ws.key, ws.window)
 
     def restore(self, windows: list[WindowState], buckets: list[list[Any]], seq: int) -> None:
         """Rebuild from saved windows and time-difference buckets ``[key, times, [[acc, n], ...]]``."""
@@ -165,15 +165,21 @@ class WindowTable:
             return []
         mine = self.by_key.get(key, {})
         merged, absorbed = Sessions.merge_with(proto, self._sessions_overlapping(key, proto))
+        if absorbed == [merged]:
+            return [mine[merged]]  # the proto-session fits in an open session
+        closed = mine.get(merged)
+        if closed is not None:
+            # A closed session with exactly these bounds: the tuple is dropped as Beam drops it (its
+            # trigger is finished in that window). Beam would still merge the open parts into the
+            # closed window and lose them; squall leaves them as they are.
+            return [closed]
         if not absorbed:
             return [self.create(key, proto)]
-        if absorbed == [merged]:
-            return [mine[merged]]  # the proto-session fits in an existing session
         sources = [mine[w] for w in absorbed]
         return [self._merge(key, merged, sources, watermark, now)]
 
     def _sessions_overlapping(self, key: Key, proto: Window) -> list[Window]:
-        """The sessions of ``key`` that ``proto`` overlaps, by bisection: O(log n + overlaps), not O(n)."""
+        """The open sessions of ``key`` that ``proto`` overlaps, by bisection: O(log n + overlaps), not O(n)."""
         sessions = self.sessions.get(key, [])
         # Sessions never overlap, so sorted by start they are sorted by end too: the ones that
         # start before proto ends form a prefix, and those of them that end after proto starts
@@ -185,24 +191,31 @@ class WindowTable:
         return sessions[lo:hi]
 
     def _merge(self, key: Key, window: Window, sources: list[WindowState], watermark: int, now: int) -> WindowState:
-        """Replace ``sources`` by one window over ``window``: state, trigger, panes and retractions merged."""
+        """Replace the open sessions ``sources`` by one new window over ``window``, as Beam's Java runner does.
+
+        ``ReduceFnRunner.OnMergeCallback.onMerge``: values and trigger state are
+        merged (``TriggerStateMachineRunner.onMerge`` over the merged windows only,
+        not the new proto-session, which has no state), the element holds combine
+        (``WatermarkHold.onMerge``), and the pane history of the parts is dropped
+        (``paneInfoTracker.clear``): the merged window's first pane has index 0. It
+        counts as having had on-time data only while the watermark is before its
+        end, so its first pane is LATE once the watermark passed it. When the
+        merged trigger is finished at once the window is closed.
+        """
         spec = self.spec
         for ws in sources:
             self.delete(ws)
         merged = self.create(key, window)
         merged.acc = spec.aggregator.merge([ws.acc for ws in sources])
         ctx = TriggerContext(merged.trigger, window_end=window.end, watermark=watermark, now=now, timers=merged.timers)
-        proto = TriggerContext({}, window_end=window.end, watermark=watermark, now=now)
         source_ctxs = [
             TriggerContext(ws.trigger, window_end=ws.window.end, watermark=watermark, now=now) for ws in sources
         ]
-        spec.trigger.on_merge(ctx, [*source_ctxs, proto])
+        spec.trigger.on_merge(ctx, source_ctxs)
         merged.closed = ctx.finished
         merged.has_new = any(ws.has_new for ws in sources)
-        merged.on_time_data = any(ws.on_time_data for ws in sources)
-        merged.pane_ts = merge_spans([ws.pane_ts for ws in sources])
-        merged.all_ts = merge_spans([ws.all_ts for ws in sources])
-        merged.history = PaneHistory.merged([ws.history for ws in sources])
+        merged.on_time_data = watermark < window.end
+        merged.hold = merge_spans([ws.hold for ws in sources])
         if spec.mode.retracts:
             for ws in sources:
                 merged.retractions.extend(ws.retractions)
@@ -258,8 +271,9 @@ class WindowTable:
             self.spec.trigger.on_element(ctx)
         ws.has_new = True
         ws.on_time_data = watermark < window.end
-        ws.pane_ts = [times[lo], times[hi - 1]]
-        ws.all_ts = [times[lo], times[hi - 1]]
+        held = bisect_left(times, watermark, lo, hi)  # records behind the watermark hold nothing
+        if held < hi:
+            ws.hold_timestamps(times[held], times[hi - 1])
         self.touch(ws)
         return ws
 
@@ -312,6 +326,18 @@ class TableChanges:
             self.created.discard(seq)
         else:
             self.deleted.add(seq)
+
+
+def _discard(index: dict[Key, list[Any]], key: Key, item: Any) -> None:
+    """Remove ``item`` from the sorted list of ``key`` in ``index`` when it is there."""
+    ordered = index.get(key)
+    if ordered is None:
+        return
+    i = bisect_left(ordered, item)
+    if i < len(ordered) and ordered[i] == item:
+        del ordered[i]
+        if not ordered:
+            del index[key]
 
 
 def _inherited(tup: Any) -> Window:

@@ -21,7 +21,13 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any, Self
 
-from bolts.aggregate_spec import OUTPUT_FIELDS, TIMESTAMP_COMBINERS, AggregateSpec
+from bolts.aggregate_spec import (
+    CLOSING_BEHAVIORS,
+    ON_TIME_BEHAVIORS,
+    OUTPUT_FIELDS,
+    TIMESTAMP_COMBINERS,
+    AggregateSpec,
+)
 from bolts.base_bolt import BaseBolt
 from bolts.collector import OutputFieldsDeclarer
 from bolts.event_time_options import EventTimeOptions
@@ -111,7 +117,11 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
         return self._set(allowed_lateness_ms=duration.value)
 
     def with_timestamp_combiner(self, combiner: str) -> Self:
-        """The output timestamp: ``"end_of_window"`` (end - 1), ``"earliest"`` or ``"latest"`` of the pane's tuples."""
+        """The output timestamp: ``"end_of_window"`` (end - 1), ``"earliest"`` or ``"latest"``.
+
+        ``earliest``/``latest`` combine the tuples added since the previous pane that were not
+        behind the watermark when they arrived (Beam's watermark holds); without any, ``end - 1``.
+        """
         if combiner not in TIMESTAMP_COMBINERS:
             msg = (
                 f"with_timestamp_combiner: `combiner` must be one of {', '.join(map(repr, TIMESTAMP_COMBINERS))}; "
@@ -119,6 +129,22 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
             )
             raise ValueError(msg)
         return self._set(timestamp_combiner=combiner)
+
+    def with_closing_behavior(self, behavior: str) -> Self:
+        """Whether the last pane (trigger finished, or garbage collection) is emitted when empty.
+
+        ``"fire_if_non_empty"`` (the default, as Beam's ``ClosingBehavior``) or
+        ``"fire_always"``, which emits it even with no tuple since the previous pane.
+        """
+        return self._set(closing_behavior=_choice("with_closing_behavior", "behavior", behavior, CLOSING_BEHAVIORS))
+
+    def with_on_time_behavior(self, behavior: str) -> Self:
+        """Whether the ON_TIME pane is emitted when empty.
+
+        ``"fire_always"`` (the default, as Beam's ``OnTimeBehavior``) or
+        ``"fire_if_non_empty"``, which skips it when no tuple came since the previous pane.
+        """
+        return self._set(on_time_behavior=_choice("with_on_time_behavior", "behavior", behavior, ON_TIME_BEHAVIORS))
 
     def fire_only_updated_panes(self) -> Self:
         """Skip a pane whose value equals the window's last emitted value (the window keeps its data)."""
@@ -166,3 +192,15 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
         kwargs.pop("observer", None)
         kwargs.pop("persist_windows", None)
         return AggregateTask(self, **kwargs)
+
+
+def _choice(method: str, name: str, value: object, choices: tuple[str, ...]) -> str:
+    """``value`` when it is one of ``choices``; ``TypeError``/``ValueError`` naming the method and the choices."""
+    listed = ", ".join(map(repr, choices))
+    if not isinstance(value, str):
+        msg = f"{method}: `{name}` must be one of {listed}; got {value!r} ({type(value).__name__}) instead"
+        raise TypeError(msg)
+    if value not in choices:
+        msg = f"{method}: `{name}` must be one of {listed}; got {value!r} instead"
+        raise ValueError(msg)
+    return value

@@ -5,7 +5,9 @@ is LATE once a non-early pane was emitted or when the window had no data before
 the watermark passed its end; EARLY while the watermark is before the window's
 end; otherwise it is the window's one ON_TIME pane. ``index`` counts every pane
 of the window from 0; ``nonspeculative_index`` counts the ON_TIME and LATE
-panes from 0 and is -1 for EARLY panes.
+panes from 0 and is -1 for EARLY panes. A window made by merging sessions
+starts afresh at index 0, as Beam's runner clears the merged windows' pane
+info.
 """
 
 from __future__ import annotations
@@ -51,16 +53,6 @@ class PaneHistory(NamedTuple):
     next_index: int = 0
     last_nonspeculative: int = -1
     last_timing: str | None = None
-
-    @staticmethod
-    def merged(histories: list[PaneHistory]) -> PaneHistory:
-        """The history of a window made by merging windows: the furthest of each."""
-        order = {None: 0, Timing.EARLY: 1, Timing.ON_TIME: 2, Timing.LATE: 3}
-        return PaneHistory(
-            max((h.next_index for h in histories), default=0),
-            max((h.last_nonspeculative for h in histories), default=-1),
-            max((h.last_timing for h in histories), key=lambda t: order[t], default=None),
-        )
 
 
 def describe_pane(

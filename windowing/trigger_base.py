@@ -39,8 +39,10 @@ class Trigger(ABC):
     def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
         """Build this trigger's state in a merged window from the merged windows' states.
 
-        The default (for triggers with no state beyond ``finished``): finished only
-        when finished in every source, so new data re-opens a merged session.
+        ``sources`` are the open windows merged (a closed window does not merge and
+        the new proto-session has no state), as in Beam's
+        ``TriggerStateMachineRunner.onMerge``. The default (for triggers with no
+        state beyond ``finished``): finished only when finished in every source.
         """
         ctx.set_finished(all(s.finished for s in sources))
 

@@ -52,9 +52,12 @@ class Repeatedly(Trigger):
             child.clear()
 
     def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
-        """Merge the child's state; never finished."""
+        """Merge the child's state, restarting it when the merge finished it; never finished."""
         ctx.set_finished(False)
-        self.trigger.on_merge(ctx.child(0), [s.child(0) for s in sources])
+        child = ctx.child(0)
+        self.trigger.on_merge(child, [s.child(0) for s in sources])
+        if child.finished:
+            child.clear()
 
 
 @dataclass(frozen=True, init=False)
@@ -98,8 +101,15 @@ class AfterEach(Trigger):
                 ctx.set("current", i + 1)
 
     def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
-        """Merge every child; the current one is the first unfinished."""
-        _merge_children(self.triggers, ctx, sources)
+        """Merge the children up to the first unfinished one, which is current; later ones start empty.
+
+        As Beam's ``AfterEachStateMachine.onMerge``, which clears the children
+        after the first one left unfinished by the merge.
+        """
+        for i, child in enumerate(self.triggers):
+            child.on_merge(ctx.child(i), [s.child(i) for s in sources])
+            if not ctx.child(i).finished:
+                break
         unfinished = [i for i in range(len(self.triggers)) if not ctx.child(i).finished]
         ctx.set("current", unfinished[0] if unfinished else len(self.triggers) - 1)
         ctx.set_finished(not unfinished)
@@ -200,6 +210,6 @@ class OrFinally(Trigger):
             ctx.set_finished()
 
     def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
-        """Merge both children."""
-        super().on_merge(ctx, sources)
+        """Merge both children; finished when either is (a once-trigger finished in a source stays finished)."""
         _merge_children((self.trigger, self.until), ctx, sources)
+        ctx.set_finished(ctx.child(0).finished or ctx.child(1).finished)

@@ -72,8 +72,14 @@ class AfterCount(Trigger):
         ctx.set_finished()
 
     def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
-        """The merged window has the tuples of all sources."""
-        super().on_merge(ctx, sources)
+        """Finished when finished in any source; otherwise the merged window has the tuples of all sources.
+
+        As Beam's ``AfterPaneStateMachine.onMerge`` (``finishedInAnyMergingWindow``).
+        """
+        if any(s.finished for s in sources):
+            ctx.set_finished()
+            return
+        ctx.set_finished(False)
         ctx.set("count", sum(s.get("count", 0) for s in sources))
 
 
@@ -118,8 +124,14 @@ class AfterProcessingTime(Trigger):
         ctx.set_finished()
 
     def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
-        """The earliest pending deadline of the sources."""
-        super().on_merge(ctx, sources)
+        """Finished when finished in any source; otherwise the earliest pending deadline of the sources.
+
+        As Beam's ``AfterDelayFromFirstElementStateMachine.onMerge``.
+        """
+        if any(s.finished for s in sources):
+            ctx.set_finished()
+            return
+        ctx.set_finished(False)
         deadlines = [s.get("deadline") for s in sources if s.get("deadline") is not None]
         if deadlines:
             ctx.set("deadline", min(deadlines))
@@ -189,12 +201,16 @@ class AfterWatermark(Trigger):
             self._late.on_fire(ctx.child(1))
 
     def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
-        """Late phase only when every source was and the watermark is past the merged window's end."""
-        super().on_merge(ctx, sources)
+        """Late phase only when every source was and the watermark is past the merged window's end.
+
+        As Beam's ``AfterWatermarkEarlyAndLate.onMerge``: in the early phase the
+        early child merges and the late one starts empty; in the late phase the
+        late child merges. Without ``late`` it is finished only in the late phase
+        (it had finished in every source, and the merged window's end is passed).
+        """
         on_time = all(s.get(ON_TIME_FIRED, False) for s in sources) and ctx.end_of_window_passed
         ctx.set(ON_TIME_FIRED, on_time)
-        if not on_time:
-            ctx.set_finished(False)
-        for index, child in ((0, self._early), (1, self._late)):
-            if child is not None:
-                child.on_merge(ctx.child(index), [s.child(index) for s in sources])
+        ctx.set_finished(on_time and self._late is None)
+        index, child = (1, self._late) if on_time else (0, self._early)
+        if child is not None:
+            child.on_merge(ctx.child(index), [s.child(index) for s in sources])

@@ -27,8 +27,14 @@ FIELDS = Fields("key", "k2", "ts", "v")
 SCHEMA = pa.schema([("key", pa.string()), ("k2", pa.int64()), ("ts", pa.int64()), ("v", pa.int64())])
 FLOAT_SCHEMA = pa.schema([("key", pa.string()), ("k2", pa.int64()), ("ts", pa.int64()), ("v", pa.float64())])
 
-ASSIGNERS = [FixedWindows(Duration(1_000)), SlidingWindows(Duration(1_000), Duration(300)),
-             SlidingWindows(Duration(500), Duration(700)), GlobalWindows()]  # the last sliding one has gaps
+ASSIGNERS = [
+    FixedWindows(Duration(1_000)),
+    SlidingWindows(Duration(1_000), Duration(300)),
+    SlidingWindows(Duration(500), Duration(700)),
+    GlobalWindows(),
+]  # the last sliding one has gaps
+
+
 class ColumnOnlySum:
     """A user's aggregator with ``add_column`` but no ``add_groups``: the bolt adds each window's rows apart."""
 
@@ -51,18 +57,43 @@ class ColumnOnlySum:
         return acc
 
 
-AGGREGATORS = [aggregators.count(), aggregators.sum("v"), aggregators.min("v"), aggregators.max("v"),
-               aggregators.mean("v"), aggregators.collect("v"), ColumnOnlySum()]
-TRIGGERS = [None, Repeatedly(AfterCount(3)),
-            AfterWatermark(early=AfterProcessingTime(Duration(400)), late=AfterCount(1))]
+AGGREGATORS = [
+    aggregators.count(),
+    aggregators.sum("v"),
+    aggregators.min("v"),
+    aggregators.max("v"),
+    aggregators.mean("v"),
+    aggregators.collect("v"),
+    ColumnOnlySum(),
+]
+TRIGGERS = [
+    None,
+    Repeatedly(AfterCount(3)),
+    AfterWatermark(early=AfterProcessingTime(Duration(400)), late=AfterCount(1)),
+]
 
-rows = st.lists(st.tuples(st.sampled_from(["a", "b", "c", None]), st.integers(0, 2), st.integers(-1_500, 6_000),
-                          st.none() | st.integers(-50, 50)), max_size=25)
+rows = st.lists(
+    st.tuples(
+        st.sampled_from(["a", "b", "c", None]),
+        st.integers(0, 2),
+        st.integers(-1_500, 6_000),
+        st.none() | st.integers(-50, 50),
+    ),
+    max_size=25,
+)
 
 
-def bolt_of(assigner, aggregator, trigger, mode, lateness, keys, late_stream):
-    bolt = WindowedAggregateBolt(aggregator, key_fields=keys).with_windows(assigner).with_timestamp_field("ts") \
-        .with_accumulation_mode(mode).with_lag(Duration(200)).with_watermark_interval(Duration(500))
+def bolt_of(assigner, aggregator, trigger, mode, lateness, keys, late_stream, combiner="end_of_window"):
+    # The combiner (issue 14): both paths must hold the output timestamp with the same tuples only.
+    bolt = (
+        WindowedAggregateBolt(aggregator, key_fields=keys)
+        .with_windows(assigner)
+        .with_timestamp_field("ts")
+        .with_accumulation_mode(mode)
+        .with_lag(Duration(200))
+        .with_watermark_interval(Duration(500))
+        .with_timestamp_combiner(combiner)
+    )
     if not isinstance(assigner, GlobalWindows) or trigger is not None:
         bolt = bolt.with_allowed_lateness(Duration(lateness))
     if trigger is not None:
@@ -74,20 +105,30 @@ def bolt_of(assigner, aggregator, trigger, mode, lateness, keys, late_stream):
 
 def task_of(bolt):
     emitted: list = []
-    task = make_task(copy.deepcopy(bolt), component="agg", input_streams=[("spout", "default")],
-                     watermark_at_batch_end=True)
+    task = make_task(
+        copy.deepcopy(bolt), component="agg", input_streams=[("spout", "default")], watermark_at_batch_end=True
+    )
     task.prepare({}, lambda stream, values: emitted.append((stream, values)))
     return task, emitted
 
 
 @settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "250")), deadline=None)
-@given(batches=st.lists(rows, min_size=1, max_size=6), assigner=st.sampled_from(ASSIGNERS),
-       aggregator=st.sampled_from(AGGREGATORS), trigger=st.sampled_from(TRIGGERS),
-       mode=st.sampled_from(list(AccumulationMode)), lateness=st.sampled_from([0, 700]),
-       keys=st.sampled_from([None, ("key",), ("key", "k2")]), late_stream=st.booleans(), floats=st.booleans())
-def test_columns_and_tuples_give_the_same_panes_late_tuples_and_state(batches, assigner, aggregator, trigger, mode,
-                                                                     lateness, keys, late_stream, floats):
-    bolt = bolt_of(assigner, aggregator, trigger, mode, lateness, keys, late_stream)
+@given(
+    batches=st.lists(rows, min_size=1, max_size=6),
+    assigner=st.sampled_from(ASSIGNERS),
+    aggregator=st.sampled_from(AGGREGATORS),
+    trigger=st.sampled_from(TRIGGERS),
+    mode=st.sampled_from(list(AccumulationMode)),
+    lateness=st.sampled_from([0, 700]),
+    keys=st.sampled_from([None, ("key",), ("key", "k2")]),
+    late_stream=st.booleans(),
+    floats=st.booleans(),
+    combiner=st.sampled_from(["end_of_window", "earliest", "latest"]),
+)
+def test_columns_and_tuples_give_the_same_panes_late_tuples_and_state(
+    batches, assigner, aggregator, trigger, mode, lateness, keys, late_stream, floats, combiner
+):
+    bolt = bolt_of(assigner, aggregator, trigger, mode, lateness, keys, late_stream, combiner)
     columnar, columnar_out = task_of(bolt)
     per_tuple, per_tuple_out = task_of(bolt)
     assert columnar._columnar
@@ -105,8 +146,10 @@ def test_columns_and_tuples_give_the_same_panes_late_tuples_and_state(batches, a
             task.end_batch()
         assert columnar_out == per_tuple_out, f"batch {b}"
         assert columnar.snapshot() == per_tuple.snapshot(), f"batch {b}"
-        assert (columnar.late_tuples, columnar.closed_window_drops) == (per_tuple.late_tuples,
-                                                                        per_tuple.closed_window_drops)
+        assert (columnar.late_tuples, columnar.closed_window_drops) == (
+            per_tuple.late_tuples,
+            per_tuple.closed_window_drops,
+        )
     columnar.close()
     per_tuple.close()
     assert columnar_out == per_tuple_out
@@ -118,8 +161,11 @@ def test_only_fixed_sliding_and_global_windows_with_a_timestamp_field_and_add_co
     base = WindowedAggregateBolt(aggregators.sum("v")).with_timestamp_field("ts")
     assert supports(base.with_windows(FixedWindows(Duration(10))).build_spec("agg"))
     assert not supports(base.with_windows(Sessions(Duration(10))).build_spec("agg"))
-    top = WindowedAggregateBolt(aggregators.top_n("v", 2)).with_windows(FixedWindows(Duration(10))) \
+    top = (
+        WindowedAggregateBolt(aggregators.top_n("v", 2))
+        .with_windows(FixedWindows(Duration(10)))
         .with_timestamp_field("ts")
+    )
     assert not supports(top.build_spec("agg"))
 
 

@@ -14,8 +14,10 @@ from windowing.triggers import AfterCount, AfterProcessingTime, AfterWatermark
 
 ASSIGNERS = [FixedWindows(Duration(20)), Sessions(Duration(15)), TimeDifferenceWindows(Duration(10), Duration(30))]
 step = st.one_of(
-    st.tuples(st.just("batch"), st.lists(st.tuples(st.sampled_from("ab"), st.integers(0, 79), st.integers(1, 5)),
-                                         min_size=1, max_size=4)),
+    st.tuples(
+        st.just("batch"),
+        st.lists(st.tuples(st.sampled_from("ab"), st.integers(0, 79), st.integers(1, 5)), min_size=1, max_size=4),
+    ),
     st.tuples(st.just("advance"), st.integers(1, 700)),
     st.tuples(st.just("watermark"), st.integers(0, 100)),
 )
@@ -23,7 +25,13 @@ step = st.one_of(
 
 def make(assigner, start=0):
     trigger = AfterWatermark(early=AfterProcessingTime(Duration(500)), late=AfterCount(1))
-    bolt = sum_bolt(assigner, mode=M.ACCUMULATING_AND_RETRACTING).with_trigger(trigger).with_lag(Duration(5))
+    # The earliest combiner: the snapshot must carry each window's hold (issue 14).
+    bolt = (
+        sum_bolt(assigner, mode=M.ACCUMULATING_AND_RETRACTING)
+        .with_trigger(trigger)
+        .with_lag(Duration(5))
+        .with_timestamp_combiner("earliest")
+    )
     if not isinstance(assigner, TimeDifferenceWindows):
         bolt = bolt.with_allowed_lateness(Duration(30))
     return harness(bolt.with_watermark_interval(Duration(300)), start_time_ms=start)

@@ -39,17 +39,24 @@ AGGREGATORS = {
     "top_n": lambda: aggregators.top_n("v", 2),
 }
 
-config = st.fixed_dictionaries({
-    "assigner": st.sampled_from(sorted(ASSIGNERS)),
-    "trigger": st.sampled_from(sorted(TRIGGERS)),
-    "mode": st.sampled_from(list(AccumulationMode)),
-    "aggregator": st.sampled_from(sorted(AGGREGATORS)),
-    "keyed": st.booleans(),
-    "lateness": st.integers(0, 40),
-})
+config = st.fixed_dictionaries(
+    {
+        "assigner": st.sampled_from(sorted(ASSIGNERS)),
+        "trigger": st.sampled_from(sorted(TRIGGERS)),
+        "mode": st.sampled_from(list(AccumulationMode)),
+        "aggregator": st.sampled_from(sorted(AGGREGATORS)),
+        "keyed": st.booleans(),
+        "lateness": st.integers(0, 40),
+        # Holds and the closing behaviour (issue 14) are window state too: they must survive a restart.
+        "combiner": st.sampled_from(["end_of_window", "earliest", "latest"]),
+        "closing": st.sampled_from(["fire_if_non_empty", "fire_always"]),
+    }
+)
 step = st.one_of(
-    st.tuples(st.just("batch"), st.lists(st.tuples(st.sampled_from("ab"), st.integers(0, 120), st.integers(1, 5)),
-                                         min_size=1, max_size=4)),
+    st.tuples(
+        st.just("batch"),
+        st.lists(st.tuples(st.sampled_from("ab"), st.integers(0, 120), st.integers(1, 5)), min_size=1, max_size=4),
+    ),
     st.tuples(st.just("advance"), st.integers(1, 500)),
     st.tuples(st.just("watermark"), st.integers(0, 140)),
 )
@@ -57,9 +64,17 @@ step = st.one_of(
 
 def build(cfg, state):
     bolt = WindowedAggregateBolt(AGGREGATORS[cfg["aggregator"]](), key_fields=("key",) if cfg["keyed"] else None)
-    bolt = (bolt.with_windows(ASSIGNERS[cfg["assigner"]]).with_trigger(TRIGGERS[cfg["trigger"]])
-            .with_accumulation_mode(cfg["mode"]).with_timestamp_field("ts").with_lag(Duration(5))
-            .with_watermark_interval(Duration(200)).with_late_tuple_stream("late"))
+    bolt = (
+        bolt.with_windows(ASSIGNERS[cfg["assigner"]])
+        .with_trigger(TRIGGERS[cfg["trigger"]])
+        .with_accumulation_mode(cfg["mode"])
+        .with_timestamp_field("ts")
+        .with_lag(Duration(5))
+        .with_watermark_interval(Duration(200))
+        .with_late_tuple_stream("late")
+        .with_timestamp_combiner(cfg.get("combiner", "end_of_window"))
+        .with_closing_behavior(cfg.get("closing", "fire_if_non_empty"))
+    )
     if cfg["assigner"] != "time_difference":
         bolt = bolt.with_allowed_lateness(Duration(cfg["lateness"]))
     return BoltHarness(bolt, fields=FIELDS, state=state)
@@ -70,10 +85,14 @@ def plain(snapshot):
     return unpack_value(pack_value(snapshot))
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(cfg=config, batches=st.lists(st.lists(step, max_size=5), min_size=1, max_size=6),
-       crash=st.tuples(st.integers(0, 5), st.integers(0, 5)))
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(
+    cfg=config,
+    batches=st.lists(st.lists(step, max_size=5), min_size=1, max_size=6),
+    crash=st.tuples(st.integers(0, 5), st.integers(0, 5)),
+)
 def test_crash_and_restart_anywhere_gives_the_same_panes_and_state(backend, cfg, batches, crash):
     straight = build(cfg, fresh_namespace(backend))
     committed = [plain(straight.task.snapshot())]
@@ -120,8 +139,11 @@ class CountingStore:
 
 def test_a_commit_writes_what_the_batch_changed_not_the_whole_state():
     store = CountingStore(open_backend("memory://").namespace("n"))
-    bolt = (WindowedAggregateBolt(aggregators.sum("v"), key_fields=("key",))
-            .with_windows(FixedWindows(Duration(100))).with_timestamp_field("ts"))
+    bolt = (
+        WindowedAggregateBolt(aggregators.sum("v"), key_fields=("key",))
+        .with_windows(FixedWindows(Duration(100)))
+        .with_timestamp_field("ts")
+    )
     h = BoltHarness(bolt, fields=FIELDS, state=store)
     h.feed_batch([[f"k{i}", 5, 1] for i in range(1000)])  # 1,000 windows
     h.commit()
@@ -140,12 +162,15 @@ def test_a_commit_writes_what_the_batch_changed_not_the_whole_state():
 
 def test_time_difference_buckets_are_committed_per_key_and_dropped_when_past_the_grace():
     store = open_backend("memory://").namespace("n")
-    bolt = (WindowedAggregateBolt(aggregators.count(), key_fields=("key",))
-            .with_windows(TimeDifferenceWindows(Duration(10), Duration(0))).with_timestamp_field("ts"))
+    bolt = (
+        WindowedAggregateBolt(aggregators.count(), key_fields=("key",))
+        .with_windows(TimeDifferenceWindows(Duration(10), Duration(0)))
+        .with_timestamp_field("ts")
+    )
     h = BoltHarness(bolt, fields=FIELDS, state=store)
     h.feed_batch([["a", 5, 1], ["b", 8, 1]])
     h.commit()
-    assert sorted(unpack_value(k[len(BUCKET_PREFIX):]) for k, _ in store.scan(BUCKET_PREFIX)) == [["a"], ["b"]]
+    assert sorted(unpack_value(k[len(BUCKET_PREFIX) :]) for k, _ in store.scan(BUCKET_PREFIX)) == [["a"], ["b"]]
     h.advance_watermark(100)
     h.commit()
     assert list(store.scan(BUCKET_PREFIX)) == []
@@ -155,8 +180,11 @@ def test_a_join_resumes_from_its_store():
     store = open_backend("memory://").namespace("n")
 
     def harness():
-        bolt = (WindowedJoinBolt("left", "right", key_fields=("key",)).with_windows(FixedWindows(Duration(10)))
-                .with_timestamp_field("ts"))
+        bolt = (
+            WindowedJoinBolt("left", "right", key_fields=("key",))
+            .with_windows(FixedWindows(Duration(10)))
+            .with_timestamp_field("ts")
+        )
         return BoltHarness(bolt, fields=("key", "ts", "v"), streams=("left", "right"), state=store)
 
     h = harness()
@@ -200,9 +228,16 @@ def test_an_accumulator_that_cannot_be_stored_fails_the_commit_naming_the_aggreg
     in_memory.feed_batch([["a", 1, 2]])
     in_memory.close()
     assert in_memory.emitted[0][1][3] == [2]
-    stored = BoltHarness(WindowedAggregateBolt(DistinctValues()).with_windows(GlobalWindows()), fields=FIELDS,
-                         component="distinct", state="memory://")
+    stored = BoltHarness(
+        WindowedAggregateBolt(DistinctValues()).with_windows(GlobalWindows()),
+        fields=FIELDS,
+        component="distinct",
+        state="memory://",
+    )
     stored.feed_batch([["a", 1, 2]])
-    with pytest.raises(TypeError, match=r"distinct: the state of WindowedAggregateBolt cannot be stored .*set.*"
-                                        r"the accumulators of .*DistinctValues.* must be plain data"):
+    with pytest.raises(
+        TypeError,
+        match=r"distinct: the state of WindowedAggregateBolt cannot be stored .*set.*"
+        r"the accumulators of .*DistinctValues.* must be plain data",
+    ):
         stored.commit()

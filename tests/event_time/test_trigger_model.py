@@ -5,8 +5,9 @@ small trigger trees). A run is random micro-batches (``feed_batch``, or tuples `
 into a batch left open) of out-of-order records for two keys, random processing-time advances (so
 ``AfterProcessingTime`` fires at its instants), random upstream watermarks, a random allowed
 lateness, fixed, sliding, global, merging session or KIP-450 (``TimeDifferenceWindows``) windows, a
-random accumulation mode, then ``close()``. The bolt's panes (values, timestamps, ``PaneInfo``,
-retractions, in emission order) and its late/closed-window drop counters must equal the model's.
+random accumulation mode, timestamp combiner, closing and on-time behaviour, then ``close()``. The
+bolt's panes (values, timestamps, ``PaneInfo``, retractions, in emission order) and its
+late/closed-window drop counters must equal the model's.
 
 ``SQUALL_TRIGGER_MODEL_EXAMPLES`` sets the number of examples per test (default 100), for long
 runs hunting disagreements.
@@ -89,15 +90,27 @@ def _absolute_watermarks(steps):
 
 
 # Sessions (gap 10 or 25) merge often among timestamps 0..59; ("td", 10) is TimeDifferenceWindows(10 ms, lateness).
-assigners = st.sampled_from([
-    ("fixed", 20), ("sliding", 30, 10), ("global",), ("sessions", 10), ("sessions", 25), ("td", 10),
-])
-scenarios = st.fixed_dictionaries({
-    "assigner": assigners,
-    "mode": st.sampled_from(sorted(MODES)),
-    "lateness": st.sampled_from([0, 7, 20, 60]),
-    "steps": st.lists(step, min_size=1, max_size=24).map(_absolute_watermarks),
-})
+assigners = st.sampled_from(
+    [
+        ("fixed", 20),
+        ("sliding", 30, 10),
+        ("global",),
+        ("sessions", 10),
+        ("sessions", 25),
+        ("td", 10),
+    ]
+)
+scenarios = st.fixed_dictionaries(
+    {
+        "assigner": assigners,
+        "mode": st.sampled_from(sorted(MODES)),
+        "lateness": st.sampled_from([0, 7, 20, 60]),
+        "combiner": st.sampled_from(["end_of_window", "earliest", "latest"]),
+        "closing": st.sampled_from(["fire_if_non_empty", "fire_always"]),
+        "on_time": st.sampled_from(["fire_always", "fire_if_non_empty"]),
+        "steps": st.lists(step, min_size=1, max_size=24).map(_absolute_watermarks),
+    }
+)
 
 
 def _assigner(spec, lateness):
@@ -114,8 +127,15 @@ def _assigner(spec, lateness):
 
 def run_bolt(trigger, scenario):
     windows = _assigner(scenario["assigner"], scenario["lateness"])
-    bolt = (sum_bolt(windows, mode=MODES[scenario["mode"]]).with_trigger(trigger)
-            .with_allowed_lateness(Duration(scenario["lateness"])).with_lag(Duration(10_000)))
+    bolt = (
+        sum_bolt(windows, mode=MODES[scenario["mode"]])
+        .with_trigger(trigger)
+        .with_allowed_lateness(Duration(scenario["lateness"]))
+        .with_lag(Duration(10_000))
+        .with_timestamp_combiner(scenario.get("combiner", "end_of_window"))
+        .with_closing_behavior(scenario.get("closing", "fire_if_non_empty"))
+        .with_on_time_behavior(scenario.get("on_time", "fire_always"))
+    )
     h = harness(bolt)
     replay(h, scenario["steps"])
     h.close()
@@ -123,9 +143,22 @@ def run_bolt(trigger, scenario):
     return got, h.task.late_tuples, h.task.closed_window_drops
 
 
+def model_of(trigger, scenario):
+    return expected_output(
+        trigger,
+        scenario["assigner"],
+        scenario["mode"],
+        scenario["lateness"],
+        scenario["steps"],
+        combiner=scenario.get("combiner", "end_of_window"),
+        closing=scenario.get("closing", "fire_if_non_empty"),
+        on_time=scenario.get("on_time", "fire_always"),
+    )
+
+
 def check(trigger, scenario):
     got, late, closed_drops = run_bolt(trigger, scenario)
-    model = expected_output(trigger, scenario["assigner"], scenario["mode"], scenario["lateness"], scenario["steps"])
+    model = model_of(trigger, scenario)
     assert got == model.panes
     assert (late, closed_drops) == (model.late_tuples, model.closed_window_drops)
 
@@ -214,7 +247,9 @@ def test_or_finally_method(main, until, scenario):
 @pytest.mark.parametrize("lateness", [0, 10])
 def test_collection_emits_the_on_time_pane_as_beam(lateness):
     scenario = {
-        "assigner": ("fixed", 20), "mode": "accumulating", "lateness": lateness,
+        "assigner": ("fixed", 20),
+        "mode": "accumulating",
+        "lateness": lateness,
         "steps": [("batch", [("a", 5, 3)]), ("watermark", 20), ("watermark", 40)],
     }
     trigger = Repeatedly(AfterCount(1))
@@ -229,32 +264,58 @@ def test_collection_emits_the_on_time_pane_as_beam(lateness):
 
 # Sessions and KIP-450 windows: fixed cases ----------------------------------------------------------
 def test_streaming_102_session_walkthrough():
-    """Listing 11 (as test_seed_streaming102), replayed by the model: the late 9 joins [10, 70) and [105, 290)."""
+    """Listing 11 (as test_seed_streaming102), replayed by the model: the late 9 joins [10, 70) and [105, 290).
+
+    Since issue 14 a merged session starts its panes afresh, as Beam's Java runner does
+    (``ReduceFnRunner.OnMergeCallback.onMerge`` clears the parts' ``PaneInfoTracker`` state): [105, 290)
+    has index 0 (it was 1, after [180, 290)'s EARLY pane), and [10, 290), merged once the watermark passed
+    its end, is LATE with index 0 (it was 2).
+    """
     trigger = AfterWatermark(early=AfterProcessingTime(Duration(60)), late=AfterCount(1))
-    scenario = {"assigner": ("sessions", 60), "mode": "retracting", "lateness": 600, "steps": [
-        ("batch", [("a", 10, 5)]), ("batch", [("a", 105, 7)]), ("advance", 60),
-        ("batch", [("a", 180, 3), ("a", 200, 4)]), ("batch", [("a", 230, 3)]), ("advance", 60),
-        ("batch", [("a", 150, 8)]), ("watermark", 300), ("batch", [("a", 60, 9)]),
-    ]}
+    scenario = {
+        "assigner": ("sessions", 60),
+        "mode": "retracting",
+        "lateness": 600,
+        "steps": [
+            ("batch", [("a", 10, 5)]),
+            ("batch", [("a", 105, 7)]),
+            ("advance", 60),
+            ("batch", [("a", 180, 3), ("a", 200, 4)]),
+            ("batch", [("a", 230, 3)]),
+            ("advance", 60),
+            ("batch", [("a", 150, 8)]),
+            ("watermark", 300),
+            ("batch", [("a", 60, 9)]),
+        ],
+    }
     model = expected_output(trigger, scenario["assigner"], scenario["mode"], scenario["lateness"], scenario["steps"])
     assert model.panes[-3:] == [
         ("a", 10, 70, 5, 69, ("ON_TIME", 1, 0, False), True),
-        ("a", 105, 290, 25, 289, ("ON_TIME", 1, 0, False), True),
-        ("a", 10, 290, 39, 289, ("LATE", 2, 1, False), False),
+        ("a", 105, 290, 25, 289, ("ON_TIME", 0, 0, False), True),
+        ("a", 10, 290, 39, 289, ("LATE", 0, 0, False), False),
     ]
     check(trigger, scenario)
 
 
-def test_a_merge_reopens_a_closed_session_with_its_trigger_state():
-    """squall's documented rule: the proto-session is a part that never finished, so the merged session is open,
-    and its AfterCount holds the tuples of its parts (Beam would start a new session [5, 15) instead)."""
-    scenario = {"assigner": ("sessions", 10), "mode": "accumulating", "lateness": 60, "steps": [
-        ("batch", [("a", 0, 1)]), ("batch", [("a", 0, 2)]), ("batch", [("a", 5, 4)]),
-    ]}
-    model = expected_output(AfterCount(1), scenario["assigner"], scenario["mode"], 60, scenario["steps"])
+def test_a_closed_session_does_not_merge():
+    """Beam's Java rule (was squall's "reopen" rule before issue 14): a session whose trigger finished is not
+    an active window, so it takes no part in merging (``ReduceFnRunner.mergeWindows`` merges the active window
+    set only). The 2 at 0 has the closed session's bounds and is dropped; the 4 at 5 opens [5, 15) beside it.
+    The point of ``ReduceFnRunnerTest.testMergingWithReusedWindow``, with AfterCount(1)."""
+    scenario = {
+        "assigner": ("sessions", 10),
+        "mode": "accumulating",
+        "lateness": 60,
+        "steps": [
+            ("batch", [("a", 0, 1)]),
+            ("batch", [("a", 0, 2)]),
+            ("batch", [("a", 5, 4)]),
+        ],
+    }
+    model = model_of(AfterCount(1), scenario)
     assert [(p[1], p[2], p[3], p[5]) for p in model.panes] == [
-        (0, 10, 1, ("EARLY", 0, -1, True)),  # AfterCount(1) finished: [0, 10) closed; the 2 at 0 is dropped
-        (0, 15, 5, ("EARLY", 1, -1, True)),  # the 4 at 5 extends it: reopened with 1 (the 2 never went in)
+        (0, 10, 1, ("EARLY", 0, -1, True)),
+        (5, 15, 4, ("EARLY", 0, -1, True)),
     ]
     assert model.closed_window_drops == 1
     check(AfterCount(1), scenario)
@@ -265,9 +326,15 @@ def test_a_merge_reopens_a_closed_session_with_its_trigger_state():
 # lateness is dropped") and Kafka's KStreamSlidingWindowAggregate.process, which drops a record only when
 # `timestamp + 1 + timeDifference <= streamTime - grace`. It is kept in the partial aggregates, so it is in
 # the windows created later, and neither counted late nor sent to the late stream.
-TD_LATE = {"assigner": ("td", 10), "mode": "accumulating", "lateness": 0, "steps": [
-    ("watermark", 1), ("batch", [("a", 0, 1), ("a", 1, 1)]),
-]}
+TD_LATE = {
+    "assigner": ("td", 10),
+    "mode": "accumulating",
+    "lateness": 0,
+    "steps": [
+        ("watermark", 1),
+        ("batch", [("a", 0, 1), ("a", 1, 1)]),
+    ],
+}
 
 
 def test_kip450_record_before_its_windows_is_aggregated_later():
@@ -288,9 +355,16 @@ def test_kip450_record_before_its_windows_is_not_late():
 # called for by the record at 5 that came first) changed in this batch, so its trigger is consulted at the
 # end of the batch, as Kafka forwards such a new window at once
 # (KStreamSlidingWindowAggregate.createPreviousRecordRightWindow -> updateWindowAndForward).
-TD_SEEDED = {"assigner": ("td", 10), "mode": "accumulating", "lateness": 0, "steps": [
-    ("batch", [("a", 5, 1)]), ("batch", [("a", 0, 2)]), ("watermark", 8),
-]}
+TD_SEEDED = {
+    "assigner": ("td", 10),
+    "mode": "accumulating",
+    "lateness": 0,
+    "steps": [
+        ("batch", [("a", 5, 1)]),
+        ("batch", [("a", 0, 2)]),
+        ("watermark", 8),
+    ],
+}
 
 
 def test_kip450_seeded_window_is_consulted_in_its_batch():

@@ -43,13 +43,13 @@ as squall documents it to children that are not once-triggers:
 ``close``) for fixed, sliding, global, session or KIP-450 windows and lists the panes the bolt must emit.
 
 Merging sessions add a third kind of event, :class:`Merged`, which starts the history of a session
-made by a merge and holds the histories of its parts; each node says what it keeps of them (squall's
-documented rule, see :class:`Merged`). squall's rule is not Beam's: Beam's Java runner merges the
-state of the ACTIVE windows only (a closed window is not active, and the new proto-window has no
-state), so a finished ``AfterCount`` stays finished (``AfterPaneStateMachine.onMerge``:
-``finishedInAnyMergingWindow``), ``AfterEach`` keeps its progress, ``AfterWatermark`` stays in its
-late phase when the merged window's end is passed, and a closed session does not merge at all. The
-model states squall's rule so that the bolt can be checked against it; the differences are findings.
+made by a merge and holds the histories of its parts; each node says what it keeps of them. Since
+issue 14 this is Beam's Java rule: only the ACTIVE (open) windows merge (a closed window is not
+active, and the new proto-window has no state), a finished once-trigger stays finished
+(``AfterPaneStateMachine.onMerge``, ``AfterDelayFromFirstElementStateMachine.onMerge``:
+``finishedInAnyMergingWindow``), ``AfterEach`` merges its children up to the first unfinished one and
+clears the rest (``AfterEachStateMachine.onMerge``), and ``AfterWatermark`` stays in its late phase
+when every part was in it and the merged window's end is passed (``AfterWatermarkEarlyAndLate.onMerge``).
 
 KIP-450 windows (``("td", d)``) are derived from the key's records: the left window ``[t - d, t]``
 of each record and the right window ``[t + 1, t + d + 1]`` of each record with a later one within
@@ -135,19 +135,21 @@ class Look:
 
 @dataclass(frozen=True)
 class Merged:
-    """The window was made by merging windows; ``parts``: ``(end, history)`` of this node in each of them.
+    """The window was made by merging open windows; ``parts``: ``(end, history)`` of this node in each of them.
 
-    Only ever the first event of a history. What it means, node by node, is squall's documented
-    rule for merged sessions: every node of the trigger is unfinished again (the proto-session the
-    new tuple opened is one of the parts, and it never finished), ``AfterCount`` counts the tuples
-    of all parts, ``AfterProcessingTime`` keeps the earliest deadline of the parts (finished ones
-    included: a finished leaf keeps what it saw), and a composite's children start from the merge
-    of the parts' children, slot by slot (:func:`_slots`). A child's state in a part is its latest
-    history there, with one exception: ``AfterWatermark`` forgets its early child at the on-time
-    firing.
+    Only ever the first event of a history; ``watermark``: the watermark at the merge. Node by node
+    (Beam's Java ``*StateMachine.onMerge``): a once-leaf (``AfterCount``, ``AfterProcessingTime``) is
+    finished when it finished in any part, else it counts the tuples of all parts / keeps their
+    earliest deadline; ``AfterWatermark`` is in its late phase when every part was and the
+    watermark is past the merged end (then its late child merges and the early one is dropped;
+    otherwise the early child merges and the late one starts empty); ``AfterEach`` merges its
+    children up to the first one left unfinished, later ones start empty; ``Repeatedly`` restarts a
+    child the merge finished; ``AfterAny``/``AfterAll``/``OrFinally`` merge every child and finish as
+    their children say. A child's state in a part is its latest history there.
     """
 
     parts: tuple[Any, ...]
+    watermark: int = 0
 
 
 History = tuple[Arrival | Look | Merged, ...]
@@ -187,6 +189,11 @@ def _count(hist: History) -> int:
         elif isinstance(event, Merged):
             n += sum(_count(part) for _, part in event.parts)
     return n
+
+
+def _finished_in_a_part(tree: tuple[Any, ...], hist: History) -> bool:
+    """Whether ``hist`` starts with a merge of a part where this once-leaf had finished."""
+    return bool(hist) and isinstance(hist[0], Merged) and any(finished(tree, e, part) for e, part in hist[0].parts)
 
 
 def _deadline(delay: int, hist: History) -> int | None:
@@ -256,7 +263,7 @@ def finished(tree: tuple[Any, ...], end: int, hist: History) -> bool:
     """Whether the node has finished after ``hist`` (decided consultations only)."""
     kind = tree[0]
     if kind in ("count", "delay"):
-        return any(look.fired for look in _looks(hist))  # a merge leaves it unfinished until it fires again
+        return _finished_in_a_part(tree, hist) or any(look.fired for look in _looks(hist))
     if kind in ("default", "never"):
         return False
     return _replay(tree, end, hist).finished
@@ -270,6 +277,8 @@ def deadlines(tree: tuple[Any, ...], end: int, hist: History) -> tuple[int, ...]
     """
     kind = tree[0]
     if kind == "delay":
+        if _finished_in_a_part(tree, hist):
+            return ()
         due = _deadline(tree[1], hist)
         return () if due is None else (due,)
     if kind in ("count", "default", "never"):
@@ -289,11 +298,15 @@ def _replay(tree: tuple[Any, ...], end: int, hist: History) -> Replay:
     """
     slots = _slots(tree)
     start: list[list[Arrival | Look | Merged]] = [[] for _ in slots]
+    late = False
     if hist and isinstance(hist[0], Merged):
-        parts = hist[0].parts
-        states = [_replay(tree, e, part).state if part else tuple(() for _ in slots) for e, part in parts]
-        start = [[Merged(tuple((e, s[i]) for (e, _), s in zip(parts, states, strict=True)))] for i in range(len(slots))]
-        hist = hist[1:]
+        merge, hist = hist[0], hist[1:]
+        replays = [_replay(tree, e, part) for e, part in merge.parts]
+        start = [
+            [Merged(tuple((e, r.state[i]) for (e, _), r in zip(merge.parts, replays, strict=True)), merge.watermark)]
+            for i in range(len(slots))
+        ]
+        late = all(r.late_phase for r in replays) and merge.watermark >= end
     kind = tree[0]
     if kind == "repeat":
         return _replay_repeat(tree[1], end, start, hist)
@@ -304,7 +317,7 @@ def _replay(tree: tuple[Any, ...], end: int, hist: History) -> Replay:
     if kind == "until":
         return _replay_until(tree[1], tree[2], end, start, hist)
     if kind == "watermark":
-        return _replay_watermark(tree[1], tree[2], end, start, hist)
+        return _replay_watermark(tree[1], tree[2], end, start, hist, late)
     raise ValueError(tree)
 
 
@@ -314,6 +327,8 @@ def _frozen(lives: list[list[Any]]) -> tuple[History, ...]:
 
 def _replay_repeat(child: Any, end: int, start: list[list[Any]], hist: History) -> Replay:
     lives: list[list[Arrival | Look | Merged]] = [start[0]]
+    if start[0] and finished(child, end, tuple(start[0])):
+        lives.append([])  # the merge finished it: it starts again (its timers stay asked for)
     for event in hist:
         lives[-1].append(event)  # the child fires exactly when Repeatedly does
         if isinstance(event, Look) and event.fired and finished(child, end, tuple(lives[-1])):
@@ -327,8 +342,15 @@ def _replay_each(children: tuple[Any, ...], end: int, start: list[list[Any]], hi
     # (nothing, or its merged state after a merge) when the current one finishes.
     lives = start
     i = 0
-    over = False
+    while i < len(children) and lives[i] and finished(children[i], end, tuple(lives[i])):
+        i += 1  # finished by the merge
+    for j in range(i + 1, len(children)):
+        lives[j] = []  # after the first unfinished child, children start empty
+    over = i == len(children)
+    i = min(i, len(children) - 1)
     for event in hist:
+        if over:
+            break
         lives[i].append(event)
         if isinstance(event, Look) and event.fired and finished(children[i], end, tuple(lives[i])):
             if i + 1 == len(children):
@@ -344,8 +366,10 @@ def _replay_parallel(
 ) -> Replay:
     lives = start
     done = [finished(children[j], end, tuple(lives[j])) for j in range(len(children))]
-    over = False
+    over = combine(done)  # a merge can finish the node
     for event in hist:
+        if over:
+            break
         if isinstance(event, Arrival):
             for j in range(len(children)):
                 if not done[j]:
@@ -369,8 +393,10 @@ def _replay_parallel(
 
 def _replay_until(main: Any, until: Any, end: int, start: list[list[Any]], hist: History) -> Replay:
     first, second = start
-    over = False
+    over = finished(main, end, tuple(first)) or finished(until, end, tuple(second))  # by a merge
     for event in hist:
+        if over:
+            break
         if isinstance(event, Arrival):
             first.append(event)
             second.append(event)
@@ -389,11 +415,14 @@ def _replay_until(main: Any, until: Any, end: int, start: list[list[Any]], hist:
     return Replay(over, () if over else every, every, state=(tuple(first), tuple(second)))
 
 
-def _replay_watermark(early: Any, late: Any, end: int, start: list[list[Any]], hist: History) -> Replay:
-    # A merge always lands in the early phase: the proto-session never fired on time.
-    before, after = start
-    on_time_fired = False
-    over = False
+def _replay_watermark(
+    early: Any, late: Any, end: int, start: list[list[Any]], hist: History, late_phase: bool
+) -> Replay:
+    # After a merge: the late phase (late child merged) when every part was in it and the end is
+    # passed, else the early phase (early child merged, late child empty).
+    before, after = ([], start[1]) if late_phase else (start[0], [])
+    on_time_fired = late_phase
+    over = late_phase and late is None
     for event in hist:
         if on_time_fired:
             after.append(event)
@@ -426,9 +455,6 @@ def clear_caches() -> None:
 
 
 # The bolt -------------------------------------------------------------------------------------------
-FURTHEST = {None: 0, "EARLY": 1, "ON_TIME": 2, "LATE": 3}
-
-
 @dataclass
 class _Window:
     key: str
@@ -448,6 +474,7 @@ class _Window:
     pending: list[tuple[Any, ...]] = field(default_factory=list)  # retractions of merged-away sessions
     timers: list[int] = field(default_factory=list)
     asked: Counter[int] = field(default_factory=Counter)
+    hold: tuple[int, int] | None = None  # earliest and latest timestamp holding the next pane's timestamp
 
 
 def windows_of(assigner: tuple[Any, ...], ts: int) -> list[tuple[int, int]]:
@@ -479,6 +506,9 @@ def expected_output(
     mode: str,
     lateness: int,
     steps: list[tuple[str, Any]],
+    combiner: str = "end_of_window",
+    closing: str = "fire_if_non_empty",
+    on_time: str = "fire_always",
 ) -> Run:
     """Replay ``steps`` as the harness would and list the panes ``(key, start, end, value, ts, pane, retraction)``.
 
@@ -487,17 +517,24 @@ def expected_output(
     ``("advance", ms)``, ``("watermark", ts)``; ``close()`` follows the last step. Rows are
     ``(key, ts, v)``. Only upstream watermarks move the watermark (the bolt's own lag is huge).
 
-    At garbage collection a window whose trigger does not fire emits a final pane when it holds data
-    not yet emitted, or when that pane is its ON_TIME pane (it emitted only EARLY panes), as Beam's
-    Java runner does: ``ReduceFnRunner.onTimers`` calls ``onTrigger(isFinished=true)`` and
-    ``needToEmit`` keeps an empty ON_TIME pane under the default ``OnTimeBehavior.FIRE_ALWAYS``.
+    At garbage collection a window whose trigger does not fire gets a final pane, as in Beam's Java
+    runner (``ReduceFnRunner.onTimers`` calls ``onTrigger(isFinished=true)``). A pane is emitted
+    when it holds data not yet emitted, or (``ReduceFnRunner.needToEmit``) when it is empty and
+    ON_TIME under ``on_time="fire_always"`` (the default), or empty and last under
+    ``closing="fire_always"``.
 
-    Sessions (``("sessions", gap)``), as squall documents them: a tuple too late for its
-    proto-session ``[ts, ts + gap)`` is a late tuple; a proto-session inside a session of its key
-    joins it (dropped when that session is closed); otherwise it and every session of its key it
-    overlaps (touching is not overlapping) become one new session: its trigger history starts with
-    :class:`Merged`, its value is the sum of theirs, it has new data and on-time data when any part
-    had, its pane index, nonspeculative index and timing are the furthest of the parts', and in
+    Output timestamps (``WatermarkHold``): ``end - 1`` with the ``end_of_window`` combiner; with
+    ``earliest``/``latest``, the earliest/latest timestamp of the tuples added since the last pane
+    that were not behind the watermark when they arrived, ``end - 1`` when there is none.
+
+    Sessions (``("sessions", gap)``), as Beam's Java runner merges them: a tuple too late for its
+    proto-session ``[ts, ts + gap)`` is a late tuple; closed sessions (trigger finished) take no
+    part in merging; a proto-session inside an open session of its key joins it; one whose merge
+    with the open sessions it overlaps (touching is not overlapping) has the bounds of a closed
+    session is dropped as Beam drops it (counted as a closed-window drop); otherwise it and those
+    open sessions become one new session: its trigger history starts with :class:`Merged`, its
+    value is the sum of theirs, it has new data when any part had, on-time data when the watermark
+    is before its end, its pane index starts again at 0, its holds are the parts' holds, and in
     retracting mode its next pane retracts, first, the parts' pending retractions and last panes
     (parts ordered by start). The new session is a new window: consulted at the end of the batch,
     when the watermark passes its end (not when the watermark had passed it already), and for the
@@ -530,11 +567,18 @@ def expected_output(
 
     def emit(w: _Window, is_last: bool) -> None:
         timing, nonspeculative = timing_of(w)
-        if not w.fresh and timing != "ON_TIME":
-            return  # nothing new, and not the on-time pane: nothing to say
+        if not w.fresh:
+            wanted = (timing == "ON_TIME" and on_time == "fire_always") or (is_last and closing == "fire_always")
+            if not wanted:
+                if timing == "ON_TIME":
+                    w.early_data = False  # the on-time moment passed without a pane: later panes are LATE
+                return  # nothing new, and no behaviour asks for the empty pane
         value = w.since_last if mode == "discarding" else w.total
         pane = (timing, w.panes, nonspeculative, is_last)
         ts = w.end - 1
+        if combiner != "end_of_window" and w.hold is not None:
+            ts = w.hold[0] if combiner == "earliest" else w.hold[1]
+        w.hold = None
         if mode == "retracting":
             out.extend((w.key, *old, True) for old in w.pending)
             w.pending = []
@@ -580,15 +624,15 @@ def expected_output(
         for p in parts:
             del live[(p.key, p.start, p.end)]
         w = new_window(key, min(proto[0], parts[0].start), max(proto[1], parts[-1].end))
-        w.hist = [Merged((*((p.end, tuple(p.hist)) for p in parts), (proto[1], ())))]
+        w.hist = [Merged(tuple((p.end, tuple(p.hist)) for p in parts), clock["wm"])]
         w.closed = finished(tree, w.end, tuple(w.hist))
         w.total = sum(p.total for p in parts)
         w.since_last = sum(p.since_last for p in parts)
         w.fresh = any(p.fresh for p in parts)
-        w.early_data = any(p.early_data for p in parts)
-        w.panes = max(p.panes for p in parts)
-        w.nonspeculative = max(p.nonspeculative for p in parts)
-        w.furthest = max((p.furthest for p in parts), key=FURTHEST.__getitem__)
+        w.early_data = clock["wm"] < w.end  # the first pane is LATE once the watermark passed the end
+        holds = [p.hold for p in parts if p.hold is not None]
+        if holds:
+            w.hold = (min(h[0] for h in holds), max(h[1] for h in holds))
         for p in parts:
             w.pending.extend(p.pending)
             if p.last is not None:
@@ -599,13 +643,16 @@ def expected_output(
 
     def session_of(key: str, ts: int) -> _Window:
         proto = windows_of(assigner, ts)[0]
-        mine = sorted((w for w in live.values() if w.key == key), key=lambda w: w.start)
-        assert all(a.end <= b.start for a, b in pairwise(mine)), "sessions of a key overlap"
+        mine = sorted((w for w in live.values() if w.key == key and not w.closed), key=lambda w: w.start)
+        assert all(a.end <= b.start for a, b in pairwise(mine)), "open sessions of a key overlap"
         parts = [w for w in mine if w.start < proto[1] and proto[0] < w.end]
-        if not parts:
-            return new_window(key, *proto)
         if len(parts) == 1 and parts[0].start <= proto[0] and proto[1] <= parts[0].end:
             return parts[0]
+        bounds = (min(proto[0], parts[0].start), max(proto[1], parts[-1].end)) if parts else proto
+        if (key, *bounds) in live:
+            return live[(key, *bounds)]  # a closed session with these bounds: the tuple is dropped
+        if not parts:
+            return new_window(key, *proto)
         return merge(key, proto, parts)
 
     def differences(key: str, ts: int) -> tuple[list[_Window], bool]:
@@ -630,6 +677,9 @@ def expected_output(
             made.add((key, start, end))
             w = new_window(key, start, end)
             inside = [v for t, v in mine if start <= t < end]
+            held = [t for t, _ in mine if start <= t < end and t >= clock["wm"]]
+            if held:
+                w.hold = (min(held), max(held))
             w.total = w.since_last = sum(inside)
             w.hist = [Arrival(clock["now"]) for _ in inside]
             if inside:
@@ -671,6 +721,8 @@ def expected_output(
             w.since_last += v
             w.fresh = True
             w.early_data = w.early_data or clock["wm"] < w.end
+            if ts >= clock["wm"]:  # not behind the watermark: it holds the pane's timestamp
+                w.hold = (ts, ts) if w.hold is None else (min(w.hold[0], ts), max(w.hold[1], ts))
             w.hist.append(Arrival(clock["now"]))
             asked = Counter(deadlines(tree, w.end, tuple(w.hist)))
             w.timers.extend((asked - w.asked).elements())

@@ -1,0 +1,279 @@
+"""Beam Java's ``ReduceFnRunnerTest`` cases for holds, closing behaviour and merging, replayed on squall.
+
+Each test names the Java test method it replays (apache/beam,
+``runners/core-java/src/test/java/org/apache/beam/runners/core/ReduceFnRunnerTest.java``). Java's
+``injectElement(tester, n)`` adds the value ``n`` at timestamp ``n``; here a row ``("a", n, n)`` does
+the same, and the values are summed where Java lists them. Java's mocked trigger (told per element
+whether to fire) becomes a real trigger that fires at the same points. squall consults triggers once
+per micro-batch, so the elements Java injects together form one batch. Watermarks map one to one:
+squall's watermark ``w`` is Java's input watermark ``w``; a window ``[start, end)`` fires when the
+watermark reaches ``end``, as Java's end-of-window timer at ``end - 1`` fires once the input watermark
+passes it; timestamps ``end - 1`` are Java's ``window.maxTimestamp()``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.event_time.helpers import harness, panes, sum_bolt
+from windowing import Duration
+from windowing.accumulation import AccumulationMode as M
+from windowing.assigners import FixedWindows, Sessions
+from windowing.triggers import (
+    AfterAny,
+    AfterCount,
+    AfterEach,
+    AfterProcessingTime,
+    AfterWatermark,
+    DefaultTrigger,
+    Repeatedly,
+)
+
+
+def bolt(
+    assigner: Any,
+    trigger: Any,
+    *,
+    mode: M = M.ACCUMULATING,
+    lateness: int = 0,
+    combiner: str = "earliest",
+    closing: str = "fire_if_non_empty",
+    on_time: str = "fire_always",
+) -> Any:
+    return (
+        sum_bolt(assigner, mode=mode)
+        .with_trigger(trigger)
+        .with_allowed_lateness(Duration(lateness))
+        .with_timestamp_combiner(combiner)
+        .with_closing_behavior(closing)
+        .with_on_time_behavior(on_time)
+        .with_lag(Duration(100_000))
+    )
+
+
+def rows(*timestamps: int) -> list[tuple[str, int, int]]:
+    return [("a", ts, ts) for ts in timestamps]
+
+
+def out(h: Any, start: int = 0) -> list[tuple[Any, ...]]:
+    """(value, timestamp, window_start, window_end, (timing, index, nonspeculative, is_last)) per pane."""
+    return [
+        (p["value"], p["timestamp"], p["window_start"], p["window_end"], tuple(p["pane"]))
+        for p in panes(h, start)
+        if not p["is_retraction"]
+    ]
+
+
+FIXED = FixedWindows(Duration(10))
+SESSIONS = Sessions(Duration(10))
+
+
+# Output timestamps from watermark holds -------------------------------------------------------------
+def test_watermark_hold_and_late_data():
+    """testWatermarkHoldAndLateData: a pane's timestamp combines only the elements since the last pane that were
+    not behind the watermark; a pane of late elements only is stamped at the end of the window (9).
+
+    Java fires its mocked trigger on chosen elements; ``Repeatedly(AfterCount(1))`` fires at the end of each
+    batch instead, so the panes come at the same points with squall's EARLY/LATE timing.
+    """
+    h = harness(bolt(FIXED, Repeatedly(AfterCount(1)), lateness=10))
+    h.feed_batch(rows(1, 3, 2))  # all on time: earliest 1
+    h.advance_watermark(4)
+    h.feed_batch(rows(2, 3, 5, 4))  # 2 and 3 are behind the watermark; 5 and 4 hold: earliest 4
+    h.advance_watermark(8)
+    h.feed_batch(rows(6, 5, 4))  # all behind the watermark: end of window
+    h.advance_watermark(12)
+    h.feed_batch(rows(8))  # late: end of window
+    h.advance_watermark(50)
+    assert [(v, ts) for v, ts, *_ in out(h)] == [(6, 1), (20, 4), (35, 9), (43, 9)]
+
+
+@pytest.mark.parametrize(
+    ("combiner", "expected"), [("earliest", [1, 4, 9]), ("latest", [3, 5, 9]), ("end_of_window", [9, 9, 9])]
+)
+def test_accumulating_panes_take_their_own_holds(combiner, expected):
+    """The holds are released at every pane in every mode (``WatermarkHold.extractAndRelease``): an accumulating
+    pane after new data does not keep the first pane's timestamp. Same stream as testWatermarkHoldAndLateData."""
+    h = harness(bolt(FIXED, Repeatedly(AfterCount(1)), lateness=10, combiner=combiner))
+    h.feed_batch(rows(1, 3, 2))
+    h.advance_watermark(4)
+    h.feed_batch(rows(2, 3, 5, 4))
+    h.advance_watermark(8)
+    h.feed_batch(rows(6, 5, 4))
+    assert [ts for _, ts, *_ in out(h)] == expected
+
+
+# Closing and on-time behaviour ------------------------------------------------------------------------
+@pytest.mark.parametrize("closing", ["fire_always", "fire_if_non_empty"])
+@pytest.mark.parametrize(("assigner", "window"), [(FIXED, (0, 10)), (SESSIONS, (1, 11))])
+def test_end_of_window_and_gc_together(closing, assigner, window):
+    """testFixedWindowsEowAndGcTogether, testFixedWindowsEowAndGcTogetherFireIfNonEmpty, testSessionEowAndGcTogether:
+    one watermark step past both the end and the garbage collection time gives one ON_TIME, final pane."""
+    h = harness(bolt(assigner, DefaultTrigger(), lateness=50, closing=closing))
+    h.advance_watermark(0)
+    h.feed_batch(rows(1))
+    h.advance_watermark(100)
+    assert out(h) == [(1, 1, *window, ("ON_TIME", 0, 0, True))]
+
+
+@pytest.mark.parametrize(("mode", "values"), [(M.DISCARDING, (3, 0, 0)), (M.ACCUMULATING, (3, 3, 3))])
+def test_pane_info_all_states_after_watermark(mode, values):
+    """testPaneInfoAllStatesAfterWatermark, testPaneInfoAllStatesAfterWatermarkAccumulating: with
+    ``fire_always`` the empty ON_TIME pane and the empty final pane are emitted, stamped at the end of the window."""
+    trigger = Repeatedly(AfterAny(AfterCount(2), AfterWatermark()))
+    h = harness(bolt(FIXED, trigger, mode=mode, lateness=100, closing="fire_always"))
+    h.advance_watermark(0)
+    h.feed_batch(rows(1, 2))
+    h.advance_watermark(50)
+    h.advance_watermark(150)
+    assert out(h) == [
+        (values[0], 1, 0, 10, ("EARLY", 0, -1, False)),
+        (values[1], 9, 0, 10, ("ON_TIME", 1, 0, False)),
+        (values[2], 9, 0, 10, ("LATE", 2, 1, True)),
+    ]
+
+
+@pytest.mark.parametrize(("closing", "count"), [("fire_if_non_empty", 2), ("fire_always", 3)])
+def test_no_empty_panes_final(closing, count):
+    """noEmptyPanesFinalIfNonEmpty, noEmptyPanesFinalAlways: the empty final pane only with ``fire_always``."""
+    trigger = Repeatedly(AfterAny(AfterCount(2), AfterWatermark()))
+    h = harness(bolt(FIXED, trigger, lateness=100, closing=closing))
+    h.advance_watermark(0)
+    h.feed_batch(rows(1, 2))
+    h.advance_watermark(20)
+    h.advance_watermark(250)
+    assert [(v, ts) for v, ts, *_ in out(h)] == [(3, 1), (3, 9), (3, 9)][:count]
+
+
+def test_pane_info_final_and_on_time():
+    """testPaneInfoFinalAndOnTime: the ``or_finally`` watermark fires an empty pane that is both ON_TIME and last."""
+    trigger = Repeatedly(AfterCount(2)).or_finally(AfterWatermark())
+    h = harness(bolt(FIXED, trigger, mode=M.DISCARDING, lateness=100, combiner="end_of_window", closing="fire_always"))
+    h.advance_watermark(0)
+    h.feed_batch(rows(1, 2))
+    h.advance_watermark(150)
+    assert [pane for *_, pane in out(h)] == [("EARLY", 0, -1, False), ("ON_TIME", 1, 0, True)]
+
+
+def _early_then_on_time(**options: Any) -> Any:
+    trigger = AfterEach(
+        Repeatedly(AfterProcessingTime(Duration(5))).or_finally(AfterWatermark()),
+        Repeatedly(AfterProcessingTime(Duration(25))),
+    )
+    h = harness(bolt(FIXED, trigger, lateness=100, **options))
+    h.advance_watermark(0)
+    h.feed_batch([("a", 1, 1), ("a", 3, 1), ("a", 7, 1), ("a", 5, 1)])
+    h.advance_to(6)  # the early pane
+    h.advance_watermark(11)  # the on-time moment, with nothing new
+    return h
+
+
+def test_empty_on_time_from_or_finally():
+    """testEmptyOnTimeFromOrFinally: under the default ``fire_always`` the empty ON_TIME pane is emitted."""
+    h = _early_then_on_time()
+    assert out(h) == [(4, 1, 0, 10, ("EARLY", 0, -1, False)), (4, 9, 0, 10, ("ON_TIME", 1, 0, False))]
+
+
+def test_empty_on_time_with_on_time_behavior_fire_if_non_empty():
+    """testEmptyOnTimeWithOnTimeBehaviorFireIfNonEmpty: no empty ON_TIME pane; the empty final pane
+    (``fire_always`` closing) comes at garbage collection and is LATE, since the on-time moment has passed."""
+    h = _early_then_on_time(closing="fire_always", on_time="fire_if_non_empty")
+    h.advance_watermark(110)
+    assert out(h) == [(4, 1, 0, 10, ("EARLY", 0, -1, False)), (4, 9, 0, 10, ("LATE", 1, 0, True))]
+
+
+def test_empty_on_time_with_on_time_behavior_fire_if_non_empty_and_late_data():
+    """testEmptyOnTimeWithOnTimeBehaviorFireIfNonEmptyAndLateData: after the skipped on-time pane, late data
+    fires a LATE pane stamped at the end of the window (the 9 is behind the watermark, 11)."""
+    h = _early_then_on_time(on_time="fire_if_non_empty")
+    h.feed_batch([("a", 9, 1)])
+    h.advance_to(6 + 25 + 1)
+    assert out(h) == [(4, 1, 0, 10, ("EARLY", 0, -1, False)), (5, 9, 0, 10, ("LATE", 1, 0, False))]
+
+
+def test_empty_on_time_with_on_time_behavior_backward_compatibility():
+    """testEmptyOnTimeWithOnTimeBehaviorBackwardCompatibility: the defaults (closing ``fire_if_non_empty``,
+    on time ``fire_always``) emit the empty ON_TIME pane that is also the last."""
+    h = harness(bolt(FIXED, AfterWatermark(early=AfterCount(1))))
+    h.advance_watermark(0)
+    h.feed_batch(rows(1))
+    h.advance_watermark(11)
+    assert [pane for *_, pane in out(h)] == [("EARLY", 0, -1, False), ("ON_TIME", 1, 0, True)]
+
+
+# Merging ---------------------------------------------------------------------------------------------
+def test_merge_before_finalizing():
+    """testMergeBeforeFinalizing: [1, 11) and [10, 20) merge before any output; one ON_TIME pane at 1."""
+    h = harness(bolt(SESSIONS, DefaultTrigger(), mode=M.DISCARDING))
+    h.feed_batch(rows(1, 10))
+    h.advance_watermark(100)
+    assert out(h) == [(11, 1, 1, 20, ("ON_TIME", 0, 0, True))]
+
+
+def test_merging_with_close_before_gc():
+    """testMergingWithCloseBeforeGC: the merged window's trigger finishes before its garbage collection."""
+    h = harness(bolt(SESSIONS, AfterWatermark(), mode=M.DISCARDING, lateness=50))
+    h.feed_batch(rows(1, 10))
+    h.advance_watermark(30)
+    h.advance_watermark(100)
+    assert out(h) == [(11, 1, 1, 20, ("ON_TIME", 0, 0, True))]
+
+
+def test_merging_with_reused_window():
+    """testMergingWithReusedWindow: an element for a closed session's exact window is dropped as closed."""
+    h = harness(bolt(SESSIONS, AfterWatermark(), mode=M.DISCARDING, lateness=50))
+    h.feed_batch(rows(1))
+    h.advance_watermark(15)
+    h.feed_batch(rows(1))
+    assert h.task.closed_window_drops == 1
+    h.advance_watermark(100)
+    assert out(h) == [(1, 1, 1, 11, ("ON_TIME", 0, 0, True))]
+
+
+def test_merging_with_closed_does_not_poison():
+    """testMergingWithClosedDoesNotPoison: the closed [2, 12) takes no part in merging, so the open
+    sessions the next elements make merge into [1, 13), which closes normally.
+
+    Java closes the first window with its mocked trigger; ``AfterProcessingTime(10)`` does it here.
+    """
+    h = harness(
+        bolt(SESSIONS, AfterAny(AfterProcessingTime(Duration(10)), AfterWatermark()), mode=M.DISCARDING, lateness=50)
+    )
+    h.feed_batch(rows(2))
+    h.advance_to(10)
+    h.feed_batch(rows(1, 2, 3))
+    h.advance_watermark(100)
+    assert out(h) == [(2, 2, 2, 12, ("EARLY", 0, -1, True)), (6, 1, 1, 13, ("ON_TIME", 0, 0, True))]
+    assert h.task.closed_window_drops == 0
+
+
+def test_a_merged_window_restarts_its_panes_and_keeps_finished_once_triggers():
+    """``ReduceFnRunner.OnMergeCallback.onMerge`` clears the parts' pane info, so the merged window's first pane
+    has index 0; ``AfterPaneStateMachine.onMerge`` keeps an ``AfterCount`` finished in any part finished.
+
+    [0, 15) fired its AfterCount(1) (AfterEach moved to AfterCount(2)); [20, 35) has not. The 10 merges them:
+    the AfterCount(1) stays finished, so AfterCount(2) is current and waits for a second tuple.
+    """
+    h = harness(bolt(Sessions(Duration(15)), AfterEach(AfterCount(1), AfterCount(2)), lateness=100))
+    h.feed_batch(rows(0))
+    h.feed_batch([*rows(20), *rows(10)])
+    assert len(out(h)) == 1  # only [0, 15)'s pane: the merged window does not fire at its first tuple
+    h.feed_batch(rows(30))
+    assert out(h)[1:] == [(60, 10, 0, 45, ("EARLY", 0, -1, True))]  # the 0 was released by [0, 15)'s pane
+
+
+def test_the_first_pane_of_a_window_merged_after_its_end_is_late():
+    """A merge after the watermark passed the merged window's end: its first pane is LATE, index 0
+    (``PaneInfoTracker.describePane`` with no previous pane, the window's end behind the watermark)."""
+    h = harness(bolt(SESSIONS, DefaultTrigger(), lateness=100))
+    h.feed_batch(rows(0))
+    h.feed_batch(rows(15))
+    h.advance_watermark(30)
+    h.feed_batch(rows(8))  # [8, 18) joins [0, 10) and [15, 25)
+    assert out(h) == [
+        (0, 0, 0, 10, ("ON_TIME", 0, 0, False)),
+        (15, 15, 15, 25, ("ON_TIME", 0, 0, False)),
+        (23, 24, 0, 25, ("LATE", 0, 0, False)),
+    ]
