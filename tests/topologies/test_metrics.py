@@ -14,12 +14,11 @@ from pathlib import Path
 import pytest
 
 from tests.topologies.helpers import counting_clock
-from tests.topologies.test_task_moves import run_stage_here
 from topologies import SparkRunner
 from topologies.cli import parser
 from topologies.examples import event_time_late
 from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, OutputLog, worker
-from topologies.executor import distributed as distributed_module
+from topologies.executor.stage_engines import LocalStages
 from topologies.metrics import END_OF_TIME, BatchMetrics, BoltMetrics, MetricsHistory, format_watermark
 from topologies.runner import Progress
 
@@ -112,11 +111,11 @@ def test_distributed_mode_records_the_same_figures_as_driver_mode(tmp_path, monk
     from state_backends import open_backend
 
     driver = run_driver(tmp_path)
-    monkeypatch.setattr(distributed_module, "run_stage", run_stage_here)
     worker._backend("memory://")
     distributed = DistributedExecutor(
         event_time_late.build_topology(str(tmp_path)), {}, BatchClock(tmp_path / "x", counting_clock()),
         OutputLog(None), open_backend("memory://"), f"metrics-{uuid.uuid4().hex[:8]}", None, "memory://",
+        engine=LocalStages(fresh_tasks=True),
     )
     for batch_id, rows in enumerate(BATCHES):
         distributed.run(batch_id, {"sensor": rows})

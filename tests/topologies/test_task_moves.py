@@ -1,7 +1,7 @@
 """A task whose every batch runs in a fresh process gives driver mode's outputs: no Spark, the moves forced.
 
 :class:`DistributedExecutor` runs here with its stages run in this process
-(:func:`worker.run_partition` per task, as Spark's Python workers call it) and
+(:class:`LocalStages`: the functions Spark's Python workers run, called here) and
 the workers' warm cache emptied before every task, so each task is rebuilt
 from the state store at every batch, as when it lands on another executor.
 The topology is the equivalence suite's ``mixed`` case: bolts with running
@@ -14,7 +14,6 @@ from __future__ import annotations
 import itertools
 import re
 import uuid
-from collections.abc import Sequence
 
 import pytest
 
@@ -23,33 +22,7 @@ from tests.cluster.cases import FIELDS, keyed_rows, mixed, spout
 from tests.topologies.helpers import counting_clock
 from topologies import TopologyBuilder
 from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, OutputLog, worker
-from topologies.executor import distributed as distributed_module
-from topologies.executor.worker import StageSpec
-
-
-def run_stage_here(spark, spec: StageSpec, queues: Sequence[Sequence]) -> distributed_module.StageResult:
-    """``run_stage`` without Spark: every task runs in a process that has never seen it."""
-
-    class Context:
-        @staticmethod
-        def parallelize(inputs, slices):
-            return Partitions(inputs)
-
-    class Partitions:
-        def __init__(self, inputs):
-            self.inputs = inputs
-
-        def mapPartitionsWithIndex(self, f):
-            rows = []
-            for index, payloads in enumerate(self.inputs):
-                worker._TASKS.clear()  # a fresh process: nothing cached, the task comes from the store
-                rows.extend(f(index, iter([payloads])))
-            return type("Collected", (), {"collect": lambda self: rows})()
-
-    return original_run_stage(type("Spark", (), {"sparkContext": Context()})(), spec, queues)
-
-
-original_run_stage = distributed_module.run_stage
+from topologies.executor.stage_engines import LocalStages
 
 
 def rows_of(batches):
@@ -63,8 +36,8 @@ def run_both(topology, spout_id: str, batches, tmp_path, monkeypatch):
     state_url = "memory://"
     backend = worker._backend(state_url)  # the executors' store: in this process, one shared memory backend
     distributed = DistributedExecutor(topology, {}, BatchClock(tmp_path / "x", counting_clock()), OutputLog(None),
-                                      open_backend("memory://"), f"moves-{uuid.uuid4().hex[:8]}", None, state_url)
-    monkeypatch.setattr(distributed_module, "run_stage", run_stage_here)
+                                      open_backend("memory://"), f"moves-{uuid.uuid4().hex[:8]}", None, state_url,
+                                      engine=LocalStages(fresh_tasks=True))
     for batch_id, rows in enumerate(batches):
         driver.run(batch_id, {spout_id: rows})
         distributed.run(batch_id, {spout_id: rows})

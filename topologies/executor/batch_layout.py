@@ -10,9 +10,9 @@ processing time moves; its rows never reach a bolt.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from topologies.topology import Topology
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 SPOUT_COLUMN = "__squall_spout"
+PARTITION_COLUMN = "__squall_partition"  # the Spark partition a row was read in (``spark_partition_id()``)
 HEARTBEAT = -1
 
 
@@ -32,6 +33,16 @@ class SpoutStreams:
 
     def __len__(self) -> int:
         return sum(t.num_rows for t in self.tables.values())
+
+
+@dataclass(frozen=True)
+class SpoutBatch:
+    """A batch's spout rows per Spark partition: ``(partition, rows per spout)`` in the order Spark gave them."""
+
+    parts: Sequence[tuple[int, Mapping[str, Any]]]
+
+    def __len__(self) -> int:
+        return sum(len(data) for _, rows in self.parts for data in rows.values())
 
 
 class BatchLayout:
@@ -65,6 +76,56 @@ class BatchLayout:
         for df in frames[1:]:
             combined = combined.unionByName(df, allowMissingColumns=True)
         return combined
+
+    def with_partition(self, df: DataFrame) -> DataFrame:
+        """``df`` with :data:`PARTITION_COLUMN`: each row's Spark partition, which shuffle groupings start from."""
+        from pyspark.sql import functions as F
+
+        return df.withColumn(PARTITION_COLUMN, F.spark_partition_id())
+
+    def decode_partitions(self, table: pa.Table) -> SpoutBatch:
+        """:meth:`decode` of each Spark partition's rows of ``table`` (in the order ``toArrow()`` gives them).
+
+        ``table`` has :data:`PARTITION_COLUMN` (see :meth:`with_partition`); a
+        table without it is one partition, number 0.
+        """
+        if PARTITION_COLUMN not in table.column_names:
+            return SpoutBatch([(0, self.decode(table))])
+        import numpy as np
+
+        parts = []
+        numbers = table.column(PARTITION_COLUMN).to_numpy(zero_copy_only=False)
+        start = 0
+        for end in [*(np.flatnonzero(numbers[1:] != numbers[:-1]) + 1).tolist(), len(numbers)]:
+            if end > start:
+                decoded = self.decode(table.slice(start, end - start).drop_columns([PARTITION_COLUMN]))
+                if decoded:
+                    parts.append((int(numbers[start]), decoded))
+            start = end
+        return SpoutBatch(parts)
+
+    def encode(self, spout_rows: Mapping[str, Sequence[Sequence[Any]]], partition: int = 0) -> pa.Table:
+        """The layout's table of ``spout_rows`` (each spout's rows as value lists), all read in ``partition``.
+
+        The inverse of :meth:`decode` for spouts on one stream (side columns
+        null: no malformed records); what a batch looks like when it did not
+        come from Spark (tests, benchmarks).
+        """
+        import pyarrow as pa
+
+        tables = []
+        for sid, rows in spout_rows.items():
+            i = self.spouts.index(sid)
+            names = list(self.fields[sid])
+            columns = {self.column(i, j): [row[j] for row in rows] for j in range(len(names))}
+            for j in range(len(names), len(self.columns[sid])):  # side columns: nothing malformed
+                columns[self.column(i, j)] = pa.nulls(len(rows))
+            table = pa.table({SPOUT_COLUMN: pa.array([i] * len(rows), pa.int32()), **columns})
+            tables.append(table)
+        if not tables:
+            return pa.table({SPOUT_COLUMN: pa.array([], pa.int32()), PARTITION_COLUMN: pa.array([], pa.int32())})
+        combined = pa.concat_tables(tables, promote_options="default")
+        return combined.append_column(PARTITION_COLUMN, pa.array([partition] * combined.num_rows, pa.int32()))
 
     def decode(self, table: pa.Table) -> dict[str, pa.Table | SpoutStreams]:
         """Each spout's rows in ``table`` as a table of its own (one column per field, named as the field).

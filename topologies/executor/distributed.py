@@ -1,20 +1,22 @@
-"""Distributed placement: ``foreachBatch`` runs each bolt's tasks on Spark executors, one stage per bolt.
+"""Distributed placement: ``foreachBatch`` runs the spouts' routing and each bolt's tasks on Spark's executors.
 
-For each batch the driver routes the spouts' tuples with the topology's
-groupings (the :class:`Router` of driver mode, so placement changes nothing),
-then runs the bolts in topological order. A bolt's stage is one Spark job
-without a shuffle: the encoded tuples of each task (an empty list too, so every
-task runs and moves its time) are parallelized one task per partition and
-handed to :func:`worker.run_partition`, which runs the task against the
-state store and answers with its emissions and watermark. The driver
-routes those to the next bolts, and records the terminal ones as the batch's
-outputs. Windowed bolts' tasks resume from and commit to the store every
-batch; plain bolts' tasks are built afresh for each batch.
+For each batch, the stages run as DataFrame operations on the executors
+(:mod:`topologies.executor.stage_engines`, :mod:`topologies.executor.routed`):
+the batch's spout rows are cut into per-task chunks with the topology's
+groupings where Spark read them (``mapInArrow``), and each bolt, in
+topological order, runs as ``groupBy("task").applyInArrow`` over the chunks
+addressed to it, its tasks emitting chunks for the next bolts. Tuples between
+stages never reach the driver: it receives only each stage's terminal outputs
+and one status row per task (watermark, counters), and it waits for a stage to
+end before it starts the next, because a bolt's tasks take the lowest
+watermark of the tasks upstream. Windowed and plain bolts' tasks resume from
+and commit to the store every batch.
 
 Replay: the batch's processing time comes from the batch log; shuffle counters
 restart from what the batch started with (:class:`RouterCounters`); a task
 whose store already holds the batch re-sends its committed emissions. A
-replayed batch therefore gives the outputs of its first run.
+replayed batch therefore gives the outputs of its first run, and so does a
+Spark task retried after an executor or a Python worker died.
 """
 
 from __future__ import annotations
@@ -22,21 +24,29 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from bolts.task_input import TaskInput
+from bolts.value_codec import unpack_value
 from topologies.executor.batch_layout import BatchLayout
 from topologies.executor.batch_log import BatchClock, OutputLog
 from topologies.executor.driver import BatchStats
 from topologies.executor.flush_record import FlushingExecutor, FlushRecord
-from topologies.executor.runtime import Output, Router, SpoutData, route_spouts
+from topologies.executor.routed import (
+    CounterKey,
+    RoutingTable,
+    TaskStatus,
+    outputs_of,
+    route_spout_partition,
+    run_task_group,
+    statuses_of,
+)
+from topologies.executor.runtime import SPOUT_TASK, Output
+from topologies.executor.stage_engines import SparkStages, StageEngine
 from topologies.executor.stored import RouterCounters
 from topologies.executor.tasks import lowest_watermark
-from topologies.executor.wire import decode_values, encode_input
-from topologies.executor.worker import StageSpec, run_partition
+from topologies.executor.worker import StageSpec
 from topologies.metrics import BatchMetrics, BoltMetrics, MetricsHistory
 from topologies.topology import Topology
 
@@ -46,50 +56,13 @@ if TYPE_CHECKING:
     from state_backends import StateBackend
 
 
-@dataclass
-class StageResult:
-    """A stage's answer: emissions per task in order, and each task's watermark; plus counters."""
-
-    emitted: list[tuple[int, str, list[Any]]]
-    watermarks: list[int | None]
-    fired: int
-    late: int
-    state_bytes: int = 0
-    tuples_in: int = 0
-    batch_ms: float = 0.0
-
-    def metrics(self) -> BoltMetrics:
-        """The stage's figures as the bolt's :class:`BoltMetrics` of the batch."""
-        return BoltMetrics(
-            tuples_in=self.tuples_in, tuples_out=len(self.emitted), windows_fired=self.fired, late_tuples=self.late,
-            state_bytes=self.state_bytes, batch_ms=self.batch_ms, watermark=lowest_watermark(self.watermarks),
-        )
-
-
-def run_stage(spark: SparkSession, spec: StageSpec, queues: Sequence[TaskInput]) -> StageResult:
-    """Run one bolt's tasks on executors (one Spark job, task ``i`` in partition ``i``) and collect their answers."""
-    started = time.perf_counter()
-    inputs = [encode_input(queue) for queue in queues]
-    # As many elements as slices: parallelize puts element i alone in partition i, so the tasks run
-    # in parallel (hash-repartitioning task numbers can put two in one partition) and no shuffle runs.
-    rdd = spark.sparkContext.parallelize(inputs, len(inputs))
-    rows = sorted(rdd.mapPartitionsWithIndex(partial(run_partition, spec)).collect(), key=lambda row: (row[0], row[1]))
-    watermarks: list[int | None] = [None] * spec.parallelism
-    seen: set[int] = set()
-    emitted: list[tuple[int, str, list[Any]]] = []
-    fired = late = written = 0
-    for task, seq, stream, payload, watermark, task_fired, task_late, task_bytes in rows:
-        if seq < 0:
-            seen.add(task)
-            watermarks[task] = watermark
-            fired, late, written = fired + task_fired, late + task_late, written + (task_bytes or 0)
-        else:
-            emitted.append((task, stream, decode_values(payload)))
-    if seen != set(range(spec.parallelism)):
-        msg = f"stage {spec.component!r}: tasks {sorted(set(range(spec.parallelism)) - seen)} gave no answer"
-        raise RuntimeError(msg)
-    return StageResult(
-        emitted, watermarks, fired, late, written, sum(len(q) for q in queues), (time.perf_counter() - started) * 1000,
+def stage_metrics(statuses: list[TaskStatus], batch_ms: float) -> BoltMetrics:
+    """A bolt's figures of one batch from its tasks' statuses."""
+    return BoltMetrics(
+        tuples_in=sum(s.tuples_in for s in statuses), tuples_out=sum(s.tuples_out for s in statuses),
+        windows_fired=sum(s.fired for s in statuses), late_tuples=sum(s.late for s in statuses),
+        state_bytes=sum(s.state_bytes for s in statuses), batch_ms=batch_ms,
+        watermark=lowest_watermark(s.watermark for s in statuses),
     )
 
 
@@ -103,11 +76,14 @@ class DistributedExecutor(FlushingExecutor):
 
     def __init__(
         self, topology: Topology, conf: Mapping[str, Any], clock: BatchClock, outputs: OutputLog,
-        backend: StateBackend, name: str, spark: SparkSession, state_url: str,
+        backend: StateBackend, name: str, spark: SparkSession | None, state_url: str,
+        engine: StageEngine | None = None,
     ) -> None:
         self.topology = topology
         self.conf = dict(conf)
         self.layout = BatchLayout(topology)
+        self.routing = RoutingTable.of(topology)
+        self.engine: StageEngine = engine if engine is not None else SparkStages(spark)  # type: ignore[arg-type]
         self.clock = clock
         self.outputs = outputs
         self.name = name
@@ -129,21 +105,29 @@ class DistributedExecutor(FlushingExecutor):
     def __call__(self, df: DataFrame, batch_id: int) -> None:
         """Run one Spark micro-batch."""
         try:
-            self.run(batch_id, self.layout.decode(df.toArrow()))
+            self.run(batch_id, self.layout.with_partition(df))
         except BaseException as err:
             self.error = err
             raise
 
-    def run(self, batch_id: int, spout_rows: Mapping[str, SpoutData]) -> None:
-        """Run batch ``batch_id`` (again, after a failure or in a new process) on ``spout_rows``."""
+    def run(self, batch_id: int, source: Any) -> None:
+        """Run batch ``batch_id`` (again, after a failure or in a new process) on ``source``.
+
+        ``source`` is what the engine reads: the batch's DataFrame with its
+        partition column for Spark, the layout's Arrow table for
+        :class:`LocalStages`, or, for either, a mapping of spout rows (one partition).
+        """
+        if isinstance(source, Mapping):
+            source = self.layout.encode(source)
+            if isinstance(self.engine, SparkStages):
+                source = self.spark.createDataFrame(source)  # type: ignore[union-attr]
         with self._lock:
             now = self.clock.time_of(batch_id, self.stats.last_time_ms)
             last = self.stats.last_batch_id
             if last is not None and batch_id <= last:
                 self.stats.replays += 1
-            outputs = self._run_stages(batch_id, spout_rows, now)
+            outputs, rows = self._run_stages(batch_id, source, now)
             self.outputs.write(batch_id, outputs)
-            rows = sum(len(r) for r in spout_rows.values())
             self.metrics.record(BatchMetrics(
                 batch_id=batch_id, input_rows=rows, time_ms=now, watermark=self.counters()[0],
                 bolts=dict(self.bolt_metrics), replay=last is not None and batch_id <= last,
@@ -154,26 +138,53 @@ class DistributedExecutor(FlushingExecutor):
             self.stats.last_batch_id, self.stats.last_time_ms = batch_id, now
             self.stats.record_rows(batch_id, rows)
 
-    def _run_stages(self, batch_id: int | None, spout_rows: Mapping[str, SpoutData],
-                    now: int | None) -> list[Output]:
-        router = Router(self.topology)
+    def _run_stages(self, batch_id: int | None, source: Any, now: int | None) -> tuple[list[Output], int]:
+        """Run the batch's stages; its outputs in driver mode's order, and its spout rows."""
         # The shutdown flush (no batch id) routes on from where the last batch's shuffles ended, as driver mode does.
         start = self.counters_store.start_of(batch_id) if batch_id is not None else self.counters_store.at_end()
-        router.counters = dict(start)
-        route_spouts(router, self.topology, spout_rows)
+        end: dict[CounterKey, int] = dict(start)
+        outputs: list[tuple[str, int, str, list[Any]]] = []
+        frames: dict[str, Any] = {}  # each component's frame; all spouts share one
+        rows = 0
         self.bolt_metrics = {}
-        for bid in self.topology.order:
-            spec = self._spec(bid, batch_id, now)
-            result = run_stage(self.spark, spec, [router.take(bid, i) for i in range(spec.parallelism)])
-            self.marks[bid] = result.watermarks
-            self.bolt_metrics[bid] = result.metrics()
-            self.windows_fired += result.fired
-            self.late_tuples += result.late
-            for task, stream, values in result.emitted:
-                router.route(bid, task, stream, values)
+        try:
+            if source is not None:
+                frame, driver_rows = self.engine.spouts(
+                    source, partial(route_spout_partition, self.layout, self.routing, start))
+                frames.update(dict.fromkeys(self.topology.spouts, frame))
+                outputs.extend(outputs_of(driver_rows))
+                for payload in statuses_of(driver_rows):
+                    for sid, stream, count in unpack_value(payload):
+                        rows += count
+                        for bolt, _, _ in self.routing.subscribers.get((sid, stream), ()):
+                            key = (sid, SPOUT_TASK, stream, bolt)
+                            end[key] = end.get(key, 0) + count
+            for bid in self.topology.order:
+                spec = self._spec(bid, batch_id, now)
+                started = time.perf_counter()
+                upstream = list({id(f): f for up in self.topology.upstream(bid) if (f := frames.get(up)) is not None}
+                                .values())
+                frame, driver_rows = self.engine.stage(
+                    upstream, bid, spec.parallelism, partial(run_task_group, spec, self.routing, start))
+                frames[bid] = frame
+                statuses = sorted((TaskStatus.unpack(p) for p in statuses_of(driver_rows)), key=lambda s: s.task)
+                if [s.task for s in statuses] != list(range(spec.parallelism)):
+                    msg = (f"stage {bid!r}: tasks {sorted(set(range(spec.parallelism)) - {s.task for s in statuses})} "
+                           "gave no answer")
+                    raise RuntimeError(msg)
+                self.marks[bid] = [s.watermark for s in statuses]
+                self.bolt_metrics[bid] = stage_metrics(statuses, (time.perf_counter() - started) * 1000)
+                self.windows_fired += self.bolt_metrics[bid].windows_fired
+                self.late_tuples += self.bolt_metrics[bid].late_tuples
+                for status in statuses:
+                    for stream, bolt, counter in status.counters:
+                        end[bid, status.task, stream, bolt] = counter
+                outputs.extend(outputs_of(driver_rows))
+        finally:
+            self.engine.release(list({id(f): f for f in frames.values()}.values()))
         if batch_id is not None:
-            self.counters_store.commit(batch_id, start, router.counters)
-        return router.take_outputs()
+            self.counters_store.commit(batch_id, start, end)
+        return [Output(*o) for o in outputs], rows
 
     def _spec(self, bid: str, batch_id: int | None, now: int | None) -> StageSpec:
         spec = self.topology.bolts[bid]
@@ -195,4 +206,4 @@ class DistributedExecutor(FlushingExecutor):
         return self.counters_store.last_batch()
 
     def _close_after(self, last: int) -> list[Output]:
-        return self._run_stages(None, {}, None)
+        return self._run_stages(None, None, None)[0]

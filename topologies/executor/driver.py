@@ -19,10 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from topologies.executor.batch_layout import BatchLayout
+from topologies.executor.batch_layout import BatchLayout, SpoutBatch
 from topologies.executor.batch_log import BatchClock, OutputLog
 from topologies.executor.flush_record import FlushingExecutor, FlushRecord
-from topologies.executor.runtime import Output, SpoutData, TopologyRuntime
+from topologies.executor.runtime import Output, SpoutData, TopologyRuntime, count_rows
 from topologies.executor.stored import BackendStores, RouterCounters
 from topologies.metrics import BatchMetrics, MetricsHistory
 from topologies.topology import Topology
@@ -90,12 +90,12 @@ class DriverExecutor(FlushingExecutor):
     def __call__(self, df: DataFrame, batch_id: int) -> None:
         """Run one Spark micro-batch."""
         try:
-            self.run(batch_id, self.layout.decode(df.toArrow()))
+            self.run(batch_id, self.layout.decode_partitions(self.layout.with_partition(df).toArrow()))
         except BaseException as err:
             self.error = err
             raise
 
-    def run(self, batch_id: int, spout_rows: Mapping[str, SpoutData]) -> None:
+    def run(self, batch_id: int, spout_rows: Mapping[str, SpoutData] | SpoutBatch) -> None:
         """Run batch ``batch_id`` (again, if it is the last one run) on ``spout_rows``."""
         with self._lock:
             now = self.clock.time_of(batch_id, self.stats.last_time_ms)
@@ -109,7 +109,7 @@ class DriverExecutor(FlushingExecutor):
             outputs = self.runtime.run_batch(batch_id, spout_rows, now)
             self.router_counters.commit(batch_id, start, self.runtime.router.counters)
             self.outputs.write(batch_id, outputs)
-            rows = sum(len(r) for r in spout_rows.values())
+            rows = count_rows(spout_rows)
             self.stats.batches += 1
             self.stats.input_rows += rows
             self.stats.record_rows(batch_id, rows)

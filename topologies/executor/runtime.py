@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from bolts import BoltTask
 from bolts.task_input import TaskInput
-from topologies.executor.batch_layout import SpoutStreams
+from topologies.executor.batch_layout import SpoutBatch, SpoutStreams
 from topologies.executor.stored import BackendStores, TaskStore, resume, run_stored
 from topologies.executor.tasks import BuiltTask, build_task, lowest_watermark, run_task, takes_watermarks
 from topologies.executor.wire import Emission
@@ -58,6 +58,13 @@ class Router:
         }
         self.counters: dict[tuple[str, int, str, str], int] = {}
         self.outputs: list[Output] = []
+        self._batch_start: dict[tuple[str, int, str, str], int] = {}
+        self._partition_seen: dict[tuple[tuple[str, int, str, str], int], int] = {}
+
+    def begin_batch(self) -> None:
+        """Mark the start of a batch: partition ``p`` of a spout's rows counts from the counter here plus ``p``."""
+        self._batch_start = dict(self.counters)
+        self._partition_seen = {}
 
     def route(self, component: str, task: int, stream: str, values: Sequence[Any]) -> None:
         """Deliver one emitted tuple to its subscribers' inputs, or record it as an output."""
@@ -74,8 +81,14 @@ class Router:
             for target in grouping.targets(values, fields, len(queues), counter):
                 queues[target].append_row(component, task, stream, fields, values)
 
-    def route_table(self, component: str, task: int, stream: str, table: pa.Table) -> None:
-        """Deliver a table of tuples (columns named as the stream's fields), as :meth:`route` row by row would."""
+    def route_table(self, component: str, task: int, stream: str, table: pa.Table, partition: int = 0) -> None:
+        """Deliver a table of tuples (columns named as the stream's fields) read in Spark partition ``partition``.
+
+        A shuffle counts partition ``p``'s rows from the counter the batch
+        started with plus ``p`` (plus the rows of ``p`` routed before), so each
+        partition can be routed on its own, on any executor, with the same
+        result; in a batch of one partition this is :meth:`route` row by row.
+        """
         subscribers = self.topology.subscribers.get((component, stream))
         fields = self.topology.streams[component][stream]
         if not subscribers:
@@ -84,8 +97,10 @@ class Router:
             return
         for bolt, grouping in subscribers:
             key = (component, task, stream, bolt)
-            counter = self.counters.get(key, 0)
-            self.counters[key] = counter + table.num_rows
+            seen = self._partition_seen.get((key, partition), 0)
+            counter = self._batch_start.get(key, 0) + partition + seen
+            self._partition_seen[key, partition] = seen + table.num_rows
+            self.counters[key] = self.counters.get(key, 0) + table.num_rows
             for target, part in enumerate(grouping.split(table, fields, len(self.queues[bolt]), counter)):
                 self.queues[bolt][target].append_table(component, task, stream, fields, part)
 
@@ -104,26 +119,36 @@ class Router:
 SpoutData = Sequence[Sequence[Any]] | Any
 
 
-def route_spouts(router: Router, topology: Topology, spout_rows: Mapping[str, SpoutData]) -> None:
+def route_spouts(router: Router, topology: Topology, spout_rows: Mapping[str, SpoutData] | SpoutBatch) -> None:
     """Each spout's rows (or Arrow table) become tuples on its stream, in order, routed by ``router``.
 
-    A spout's :class:`SpoutStreams` are routed stream by stream, in their order
-    (its tuples, then its malformed records).
+    A :class:`SpoutBatch` is routed partition by partition, in its order; a
+    mapping is one partition, number 0. A spout's :class:`SpoutStreams` are
+    routed stream by stream, in their order (its tuples, then its malformed records).
     """
-    for sid, data in spout_rows.items():
-        stream = topology.spouts[sid].spout.stream
-        if isinstance(data, SpoutStreams):
-            for name, table in data.tables.items():
-                router.route_table(sid, SPOUT_TASK, name, table)
-        elif hasattr(data, "num_rows"):
-            router.route_table(sid, SPOUT_TASK, stream, data)
-        else:
-            for row in data:
-                router.route(sid, SPOUT_TASK, stream, row)
+    router.begin_batch()
+    parts = spout_rows.parts if isinstance(spout_rows, SpoutBatch) else [(0, spout_rows)]
+    for partition, rows in parts:
+        for sid, data in rows.items():
+            stream = topology.spouts[sid].spout.stream
+            if isinstance(data, SpoutStreams):
+                for name, table in data.tables.items():
+                    router.route_table(sid, SPOUT_TASK, name, table, partition)
+            elif hasattr(data, "num_rows"):
+                router.route_table(sid, SPOUT_TASK, stream, data, partition)
+            else:
+                for row in data:
+                    router.route(sid, SPOUT_TASK, stream, row)
+
+
+def count_rows(spout_rows: Mapping[str, SpoutData] | SpoutBatch) -> int:
+    """The rows of a batch's spouts."""
+    return len(spout_rows) if isinstance(spout_rows, SpoutBatch) else sum(len(r) for r in spout_rows.values())
 
 
 __all__ = [
-    "Output", "Router", "SpoutData", "TaskSlot", "TopologyRuntime", "route_spouts", "run_task", "takes_watermarks",
+    "Output", "Router", "SpoutData", "TaskSlot", "TopologyRuntime", "count_rows", "route_spouts", "run_task",
+    "takes_watermarks",
 ]
 
 StoreFactory = Callable[[str, int], TaskStore]
@@ -197,7 +222,7 @@ class TopologyRuntime:
             for slot in slots:
                 self.tasks[bid][slot.index] = self._slot(bid, slot.index)
 
-    def run_batch(self, batch_id: int, spout_rows: Mapping[str, SpoutData], now_ms: int) -> list[Output]:
+    def run_batch(self, batch_id: int, spout_rows: Mapping[str, SpoutData] | SpoutBatch, now_ms: int) -> list[Output]:
         """Move one batch through the bolts at processing time ``now_ms``; returns the outputs, in emission order.
 
         Each spout's rows (or Arrow table) become tuples on its stream, in row order; then each bolt,

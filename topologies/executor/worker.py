@@ -1,11 +1,9 @@
-"""What runs in Spark's Python workers in distributed mode: one stage (one bolt) of one batch, one task per partition.
+"""What runs in Spark's Python workers in distributed mode: one task of one bolt's stage of one batch.
 
-Partition ``i`` of a stage holds one element: the input of task ``i``, its
-tuples in batch order, encoded by :func:`wire.encode_input` (an empty input
-still runs the task, so it moves its time and watermark). The worker executes
-them and answers with one row ``(task, seq, stream, payload, None, None, None)``
-per emitted tuple (``seq`` 0, 1, ...; payload: :func:`wire.encode_values`) and
-one status row ``(task, -1, None, None, watermark, windows fired, late tuples, state bytes written)``.
+:func:`run_one` runs task ``i`` of a stage on its input (an empty input still
+runs the task, so it moves its time and watermark) and answers with its
+emissions, watermark and figures; :mod:`topologies.executor.routed` calls it
+from the stage's ``applyInArrow`` function and routes the emissions.
 
 Every task, a plain bolt's too, resumes from and commits to its namespace of
 the state store (:mod:`topologies.executor.stored`): its windows, its own
@@ -22,7 +20,6 @@ leaves a half-run task behind. Backends are opened once per worker process.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,9 +28,7 @@ from bolts.task_input import TaskInput
 from state_backends import StateBackend, open_backend
 from topologies.executor.stored import TaskStore, namespace_name, resume, run_stored
 from topologies.executor.tasks import BuiltTask, build_task, run_task
-from topologies.executor.wire import Emission, decode_input, encode_values
-
-OutputRow = tuple[int, int, str | None, bytes | None, int | None, int | None, int | None, int | None]
+from topologies.executor.wire import Emission
 
 
 @dataclass(frozen=True)
@@ -94,18 +89,6 @@ def _backend(url: str) -> StateBackend:
     if backend is None:
         backend = _BACKENDS[url] = open_backend(url)
     return backend
-
-
-def run_partition(spec: StageSpec, index: int, partition: Iterable[bytes]) -> Iterator[OutputRow]:
-    """The ``mapPartitionsWithIndex`` function: run task ``index`` on the one input list of its partition."""
-    inputs = list(partition)
-    if len(inputs) != 1:
-        msg = f"stage {spec.component!r}: partition {index} holds {len(inputs)} task inputs, expected 1"
-        raise RuntimeError(msg)
-    result = run_one(spec, index, decode_input(inputs[0]))
-    for seq, (stream, values) in enumerate(result.emissions):
-        yield (index, seq, stream, encode_values(values), None, None, None, None)
-    yield (index, -1, None, None, result.watermark, result.fired, result.late, result.state_bytes)
 
 
 def run_one(spec: StageSpec, index: int, batch: TaskInput) -> TaskResult:

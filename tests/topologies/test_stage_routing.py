@@ -1,0 +1,119 @@
+"""Distributed mode's stages in this process: a batch in any number of Spark partitions gives driver mode's outputs.
+
+:class:`LocalStages` runs the functions Spark's executors run
+(:func:`routed.route_spout_partition` per partition, :func:`routed.run_task_group`
+per task, each task rebuilt from the store as if in a new process), on a batch
+cut into random partitions; driver mode routes the same partitions
+(:meth:`BatchLayout.decode_partitions`). The topology is the cluster suite's
+``mixed``: all four groupings, shuffles from spouts and bolts, stateful,
+paged and message-id windows, and aggregations.
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.cluster.cases import FIELDS, keyed_rows, mixed
+from tests.topologies.helpers import counting_clock
+from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, OutputLog, worker
+from topologies.executor.batch_layout import BatchLayout
+from topologies.executor.routed import OUT, STATUS
+from topologies.executor.runtime import Router
+from topologies.executor.stage_engines import LocalStages
+from topologies.groupings import ShuffleGrouping
+
+
+def partitioned(layout: BatchLayout, spout: str, rows: list[list], cuts: list[int]) -> pa.Table:
+    """The layout's table of ``rows`` read in partitions 0, 1, ... ending before each index in ``cuts``."""
+    bounds = [0, *sorted({c for c in cuts if 0 < c < len(rows)}), len(rows)]
+    return pa.concat_tables([layout.encode({spout: rows[a:b]}, partition=p)
+                             for p, (a, b) in enumerate(itertools.pairwise(bounds))])
+
+
+class CountingStages(LocalStages):
+    """:class:`LocalStages` that keeps every table handed to the driver."""
+
+    def __init__(self) -> None:
+        super().__init__(fresh_tasks=True)
+        self.received: list[pa.Table] = []
+
+    def _driver_rows(self, frame: pa.Table) -> pa.Table:
+        rows = super()._driver_rows(frame)
+        self.received.append(rows)
+        return rows
+
+
+def run_both(tmp_path, batches: list[list[list]], cuts: list[list[int]]):
+    topology = mixed(tmp_path)  # the spout's path is not read: the batches are given
+    layout = BatchLayout(topology)
+    driver = DriverExecutor(topology, {}, BatchClock(tmp_path / f"d{uuid.uuid4().hex}", counting_clock()),
+                            OutputLog(None))
+    worker._backend("memory://")
+    stages = CountingStages()
+    distributed = DistributedExecutor(topology, {}, BatchClock(tmp_path / f"x{uuid.uuid4().hex}", counting_clock()),
+                                      OutputLog(None), worker._backend("memory://"), f"r-{uuid.uuid4().hex[:8]}",
+                                      None, "memory://", engine=stages)
+    for batch_id, (rows, cut) in enumerate(zip(batches, cuts, strict=True)):
+        table = partitioned(layout, "events", rows, cut)
+        driver.run(batch_id, layout.decode_partitions(table))
+        distributed.run(batch_id, table)
+    driver.flush()
+    distributed.flush()
+    return driver.outputs.all(), distributed.outputs.all(), stages.received
+
+
+def rows_of(batches):
+    return [[[row[f] for f in FIELDS] for row in rows] for rows in batches]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 1_000), cuts=st.lists(st.lists(st.integers(0, 30), max_size=4), min_size=4, max_size=4))
+def test_a_batch_in_any_partitions_gives_driver_modes_outputs_in_both_modes(tmp_path, seed, cuts):
+    batches = rows_of(keyed_rows(4, 12, seed=seed))
+    expected, got, _ = run_both(tmp_path, batches, cuts)
+    assert {o.component for o in expected} >= {"tally", "tally_all", "stateful", "paged", "msgid", "agg_total"}
+    assert got == expected
+
+
+def test_the_driver_receives_outputs_and_one_status_per_task_never_the_tuples_between_stages(tmp_path):
+    batches = rows_of(keyed_rows(4, 12, seed=3))
+    expected, _, received = run_both(tmp_path, batches, [[5, 9], [], [2], [7, 8, 11]])
+    for rows in received:
+        assert set(rows.column("target").to_pylist()) <= {OUT, STATUS}
+    statuses = sum(pc.sum(pc.equal(r.column("target"), STATUS)).as_py() or 0 for r in received)
+    tasks = sum(spec.parallelism for spec in mixed(tmp_path).bolts.values())
+    # per batch: one status per spout partition (3 + 1 + 2 + 4) and one per task; the flush: one per task
+    assert statuses == (3 + 1 + 2 + 4) + 5 * tasks
+    delivered = sum(pc.sum(pc.equal(r.column("target"), OUT)).as_py() or 0 for r in received)
+    assert delivered <= len(expected)  # output chunks: at most one per output
+
+
+def test_a_shuffle_deals_each_partition_from_the_batchs_counter_plus_its_number(tmp_path):
+    """Partition p's first row goes to task (start + p) % n; the counter moves by the batch's rows."""
+    from bolts import Fields
+    from tests.cluster.cases import Tally, spout
+    from topologies import TopologyBuilder
+
+    b = TopologyBuilder()
+    b.set_spout("s", spout(tmp_path))
+    b.set_bolt("x", Tally(), 3).shuffle_grouping("s")
+    router = Router(b.create_topology())
+    router.counters = {("s", 0, "default", "x"): 7}
+    router.begin_batch()
+    fields = Fields(*FIELDS)
+    parts = [[10, 11], [20, 21, 22]]
+    for p, values in enumerate(parts):
+        router.route_table("s", 0, "default", pa.table({f: values for f in FIELDS}), partition=p)
+    queues = [[t.values[0] for t in router.take("x", i).tuples()] for i in range(3)]
+    expected: list[list[int]] = [[], [], []]
+    for p, values in enumerate(parts):
+        for i, v in enumerate(values):
+            expected[ShuffleGrouping().targets([v] * 4, fields, 3, 7 + p + i)[0]].append(v)
+    assert queues == expected == [[21], [10, 22], [11, 20]]
+    assert router.counters[("s", 0, "default", "x")] == 12

@@ -1,0 +1,281 @@
+"""Distributed mode's rows between stages, and the two functions Spark's Python workers run on them.
+
+Between two stages a batch's tuples never reach the driver: they are rows of a
+DataFrame (:data:`SCHEMA`), one row per *chunk*, the tuples one source task
+sends to one target task on one stream (or, from a bolt, in emission order on
+any streams). ``target`` is the receiving bolt (or :data:`OUT`, a terminal
+output, or :data:`STATUS`, what a task or a spout partition reports to the
+driver) and ``task`` its task. The order columns ``o1..o4`` give the order
+driver mode delivers the chunks in: spout rows first (``o1 = 0``), by Spark
+partition, spout and stream; then each upstream bolt's tasks in topological
+order (``o1 = 1 + its position``, ``o2`` the source task). A spout chunk's
+payload is an Arrow IPC stream (columns named as the stream's fields); a bolt
+chunk's is msgpack ``[[stream, values], ...]``.
+
+:func:`route_spout_partition` (``mapInArrow`` over a batch's DataFrame) cuts a
+Spark partition's spout rows into chunks with the subscribers' groupings.
+:func:`run_task_group` (``groupBy("task").applyInArrow`` over the chunks of
+one bolt) runs one task on its chunks in order and routes what it emitted.
+Both compute shuffle counters from the counters the batch started with, so a
+retried Spark task routes as its first attempt did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from bolts import Fields
+from bolts.task_input import TaskInput
+from bolts.value_codec import pack_value, unpack_value
+from topologies.executor.batch_layout import PARTITION_COLUMN, BatchLayout, SpoutStreams
+from topologies.executor.runtime import SPOUT_TASK
+from topologies.executor.worker import StageSpec, run_one
+from topologies.groupings import Grouping
+from topologies.topology import Topology
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+OUT = "__out"
+STATUS = "__status"
+SCHEMA = (
+    "target string, task bigint, source string, source_task bigint, stream string, "
+    "o1 bigint, o2 bigint, o3 bigint, o4 bigint, payload binary"
+)
+COLUMNS = ("target", "task", "source", "source_task", "stream", "o1", "o2", "o3", "o4", "payload")
+BEAT = -1  # o1 of a heartbeat row: it carries nothing, it makes the task's group exist
+
+CounterKey = tuple[str, int, str, str]
+
+
+@dataclass(frozen=True)
+class RoutingTable:
+    """What routing needs of a topology, small enough to ship with every stage.
+
+    ``streams``: each component's streams and their fields; ``subscribers``:
+    per ``(component, stream)``, each subscribing bolt, its grouping and its
+    task count; ``position``: each component's ``o1`` (spouts 0, bolts
+    ``1 + topological position``).
+    """
+
+    streams: Mapping[str, Mapping[str, Fields]]
+    subscribers: Mapping[tuple[str, str], tuple[tuple[str, Grouping, int], ...]]
+    position: Mapping[str, int]
+
+    @classmethod
+    def of(cls, topology: Topology) -> RoutingTable:
+        """The routing table of ``topology``."""
+        subscribers = {
+            key: tuple((bolt, grouping, topology.bolts[bolt].parallelism) for bolt, grouping in subs)
+            for key, subs in topology.subscribers.items()
+        }
+        position = {sid: 0 for sid in topology.spouts} | {bid: 1 + i for i, bid in enumerate(topology.order)}
+        streams = {c: dict(s) for c, s in topology.streams.items()}
+        return cls(streams, subscribers, position)
+
+
+class Chunks:
+    """Rows of :data:`SCHEMA` being built, column by column."""
+
+    def __init__(self) -> None:
+        self.columns: dict[str, list[Any]] = {name: [] for name in COLUMNS}
+
+    def add(self, target: str, task: int, source: str, source_task: int, stream: str,
+            order: tuple[int, int, int, int], payload: bytes | None) -> None:
+        """Append one row."""
+        for name, value in zip(COLUMNS, (target, task, source, source_task, stream, *order, payload), strict=True):
+            self.columns[name].append(value)
+
+    def table(self) -> pa.Table:
+        """The rows as an Arrow table of :data:`SCHEMA`."""
+        import pyarrow as pa
+
+        return pa.table({name: pa.array(values, _TYPES[name]) for name, values in self.columns.items()})
+
+
+def _arrow_types() -> dict[str, Any]:
+    import pyarrow as pa
+
+    ints = ("task", "source_task", "o1", "o2", "o3", "o4")
+    return {name: pa.int64() if name in ints else pa.binary() if name == "payload" else pa.string()
+            for name in COLUMNS}
+
+
+_TYPES = _arrow_types()
+
+
+def empty() -> pa.Table:
+    """A table of :data:`SCHEMA` with no rows."""
+    return Chunks().table()
+
+
+def ipc_bytes(table: pa.Table) -> bytes:
+    """``table`` as one Arrow IPC stream."""
+    import pyarrow as pa
+
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def read_ipc(data: bytes) -> pa.Table:
+    """The table :func:`ipc_bytes` made ``data`` from."""
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(data).read_all()
+
+
+def route_spout_partition(
+    layout: BatchLayout, routing: RoutingTable, starts: Mapping[CounterKey, int], batches: Iterator[pa.RecordBatch],
+) -> Iterator[pa.RecordBatch]:
+    """The ``mapInArrow`` function over a batch's spout rows: one Spark partition's rows cut into chunks.
+
+    The partition's number is in :data:`PARTITION_COLUMN`; its rows of each
+    spout stream go to the stream's subscribers with their groupings (a shuffle
+    from counter ``start + partition``, as :meth:`Router.route_table`), and to
+    :data:`OUT` when nobody subscribes. A :data:`STATUS` row reports the rows
+    per ``(spout, stream)``, from which the driver moves the shuffle counters.
+    A spout's refusal of bad input (``mode="FAILFAST"``) raises here.
+    """
+    import pyarrow as pa
+
+    parts = [b for b in batches if b.num_rows]
+    if not parts:
+        return
+    table = pa.Table.from_batches(parts)
+    partition = int(table.column(PARTITION_COLUMN)[0].as_py())
+    chunks, counts = Chunks(), []
+    for sid, data in layout.decode(table.drop_columns([PARTITION_COLUMN])).items():
+        spout_index = layout.spouts.index(sid)
+        tables = data.tables if isinstance(data, SpoutStreams) else {layout.topology.spouts[sid].spout.stream: data}
+        for stream_index, (stream, rows) in enumerate(tables.items()):
+            counts.append([sid, stream, rows.num_rows])
+            order = (0, partition, spout_index, stream_index)
+            subscribers = routing.subscribers.get((sid, stream))
+            if not subscribers:
+                chunks.add(OUT, 0, sid, SPOUT_TASK, stream, order, ipc_bytes(rows))
+                continue
+            fields = routing.streams[sid][stream]
+            for bolt, grouping, n in subscribers:
+                counter = starts.get((sid, SPOUT_TASK, stream, bolt), 0) + partition
+                for task, share in enumerate(grouping.split(rows, fields, n, counter)):
+                    if share.num_rows:
+                        chunks.add(bolt, task, sid, SPOUT_TASK, stream, order, ipc_bytes(share))
+    chunks.add(STATUS, partition, "", SPOUT_TASK, "", (0, partition, 0, 0), pack_value(counts))
+    yield from chunks.table().to_batches()
+
+
+def task_input(routing: RoutingTable, table: pa.Table) -> TaskInput:
+    """A task's input from its chunks, put in delivery order (heartbeat rows carry nothing)."""
+    import pyarrow.compute as pc
+
+    ordered = table.take(pc.sort_indices(table, [(c, "ascending") for c in ("o1", "o2", "o3", "o4")]))
+    batch = TaskInput()
+    rows = ordered.select(["source", "source_task", "stream", "o1", "payload"]).to_pylist()
+    for row in rows:
+        if row["o1"] == BEAT:
+            continue
+        source, source_task = row["source"], row["source_task"]
+        if row["o1"] == 0:
+            stream = row["stream"]
+            batch.append_table(source, source_task, stream, routing.streams[source][stream], read_ipc(row["payload"]))
+            continue
+        for stream, values in unpack_value(row["payload"]):
+            batch.append_row(source, source_task, stream, routing.streams[source][stream], values)
+    return batch
+
+
+@dataclass(frozen=True)
+class TaskStatus:
+    """What a task reports to the driver after its stage: figures, watermark, and its shuffle counters' ends."""
+
+    task: int
+    watermark: int | None
+    fired: int
+    late: int
+    state_bytes: int
+    tuples_in: int
+    tuples_out: int
+    counters: tuple[tuple[str, str, int], ...]  # (stream, bolt, counter at the end)
+
+    def pack(self) -> bytes:
+        """The status as bytes."""
+        return pack_value([self.task, self.watermark, self.fired, self.late, self.state_bytes, self.tuples_in,
+                           self.tuples_out, [list(c) for c in self.counters]])
+
+    @classmethod
+    def unpack(cls, data: bytes) -> TaskStatus:
+        """The status :meth:`pack` made ``data`` from."""
+        task, watermark, fired, late, written, tuples_in, tuples_out, counters = unpack_value(data)
+        return cls(task, watermark, fired, late, written, tuples_in, tuples_out,
+                   tuple((s, b, n) for s, b, n in counters))
+
+
+def run_task_group(
+    spec: StageSpec, routing: RoutingTable, starts: Mapping[CounterKey, int], key: tuple[Any, ...], table: pa.Table,
+) -> pa.Table:
+    """The ``applyInArrow`` function of a bolt's stage: run task ``key[0]`` on its chunks and route its emissions.
+
+    The task runs as :func:`worker.run_one` runs it (warm cache, resumed from
+    and committed to the store; a batch the store holds already re-sends its
+    committed emissions). Each emission goes, in order, to its stream's
+    subscribers (a shuffle counting on from the counter the batch started
+    with), or to :data:`OUT`; one :data:`STATUS` row carries a
+    :class:`TaskStatus`.
+    """
+    task = int(key[0].as_py() if hasattr(key[0], "as_py") else key[0])
+    batch = task_input(routing, table)
+    result = run_one(spec, task, batch)
+    component = spec.component
+    order = (routing.position[component], task, 0, 0)
+    shares: dict[tuple[str, int], list[list[Any]]] = {}
+    outputs: list[list[Any]] = []
+    counters: dict[tuple[str, str], int] = {}
+    for stream, values in result.emissions:
+        subscribers = routing.subscribers.get((component, stream))
+        if not subscribers:
+            outputs.append([stream, list(values)])
+            continue
+        fields = routing.streams[component][stream]
+        for bolt, grouping, n in subscribers:
+            counter = counters.get((stream, bolt), starts.get((component, task, stream, bolt), 0))
+            counters[stream, bolt] = counter + 1
+            for target in grouping.targets(values, fields, n, counter):
+                shares.setdefault((bolt, target), []).append([stream, list(values)])
+    chunks = Chunks()
+    for (bolt, target), items in shares.items():
+        chunks.add(bolt, target, component, task, "", order, pack_value(items))
+    if outputs:
+        chunks.add(OUT, task, component, task, "", order, pack_value(outputs))
+    status = TaskStatus(task, result.watermark, result.fired, result.late, result.state_bytes, len(batch),
+                        len(result.emissions), tuple((s, b, n) for (s, b), n in counters.items()))
+    chunks.add(STATUS, task, component, task, "", order, status.pack())
+    return chunks.table()
+
+
+def outputs_of(rows: pa.Table) -> list[tuple[str, int, str, list[Any]]]:
+    """The terminal outputs among ``rows`` (:data:`OUT` rows), in delivery order: (component, task, stream, values)."""
+    import pyarrow.compute as pc
+
+    out = rows.filter(pc.equal(rows.column("target"), OUT))
+    out = out.take(pc.sort_indices(out, [(c, "ascending") for c in ("o1", "o2", "o3", "o4")]))
+    results: list[tuple[str, int, str, list[Any]]] = []
+    for row in out.select(["source", "source_task", "stream", "o1", "payload"]).to_pylist():
+        if row["o1"] == 0:
+            values_table = read_ipc(row["payload"])
+            columns = [values_table.column(i).to_pylist() for i in range(values_table.num_columns)]
+            source, task, stream = row["source"], row["source_task"], row["stream"]
+            results.extend((source, task, stream, list(v)) for v in zip(*columns, strict=True))
+        else:
+            results.extend((row["source"], row["source_task"], s, list(v)) for s, v in unpack_value(row["payload"]))
+    return results
+
+
+def statuses_of(rows: pa.Table) -> list[bytes]:
+    """The payloads of the :data:`STATUS` rows among ``rows``."""
+    import pyarrow.compute as pc
+
+    return rows.filter(pc.equal(rows.column("target"), STATUS)).column("payload").to_pylist()

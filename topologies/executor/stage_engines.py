@@ -1,0 +1,149 @@
+"""Where distributed mode's stages run: on Spark's executors as DataFrame operations, or in this process.
+
+A batch is a sequence of *frames* of routed chunks (:mod:`topologies.executor.routed`):
+the spouts' frame, then one frame per bolt. An engine makes them and hands the
+driver only the rows addressed to it (terminal outputs and status rows).
+
+:class:`SparkStages` keeps every frame on the executors: the spouts' frame is
+``mapInArrow`` over the batch's DataFrame, a bolt's is ``groupBy("task")
+.applyInArrow`` over the chunks addressed to it in the frames before (plus one
+heartbeat row per task, so every task runs and moves its time). Each frame is
+persisted and computed by the one action that collects its driver rows, so a
+stage runs once per batch and the next stage reads it from the executors'
+block managers; all are unpersisted when the batch ends. If Spark recomputes a
+lost partition, the tasks re-send what they committed, so the answer is the same.
+
+:class:`LocalStages` runs the same functions in this process over Arrow
+tables, each task as if in a fresh worker process when asked (tests of task
+moves, benchmarks without a cluster).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from topologies.executor import routed, worker
+from topologies.executor.batch_layout import PARTITION_COLUMN
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import DataFrame, SparkSession
+
+SpoutFn = Callable[[Iterator["pa.RecordBatch"]], Iterator["pa.RecordBatch"]]
+TaskFn = Callable[[tuple[Any, ...], "pa.Table"], "pa.Table"]
+
+
+class StageEngine(Protocol):
+    """Makes a batch's frames and returns each frame's rows for the driver."""
+
+    def spouts(self, source: Any, fn: SpoutFn) -> tuple[Any, pa.Table]:
+        """The spouts' frame of ``source`` (the batch) by ``fn``, and its driver rows."""
+        ...
+
+    def stage(self, frames: Sequence[Any], bolt: str, parallelism: int, fn: TaskFn) -> tuple[Any, pa.Table]:
+        """A bolt's frame: ``fn`` per task over the chunks addressed to it in ``frames``; and its driver rows."""
+        ...
+
+    def release(self, frames: Sequence[Any]) -> None:
+        """The batch is over: free its frames."""
+        ...
+
+
+def _unannotated(fn: TaskFn) -> Any:
+    """``fn`` as a plain two-argument function: ``applyInArrow`` reads its type hints and fails on a ``partial``."""
+
+    def apply(key, table):  # no hints: Spark then takes the (key, table) form
+        return fn(key, table)
+
+    return apply
+
+
+def _beats(bolt: str, parallelism: int) -> list[tuple[Any, ...]]:
+    return [(bolt, task, "", 0, "", routed.BEAT, 0, 0, 0, None) for task in range(parallelism)]
+
+
+class SparkStages:
+    """Frames as persisted DataFrames computed on the executors (see the module docstring)."""
+
+    def __init__(self, spark: SparkSession) -> None:
+        self.spark = spark
+
+    def spouts(self, source: DataFrame, fn: SpoutFn) -> tuple[DataFrame, pa.Table]:
+        """``mapInArrow(fn)`` over ``source`` (which has :data:`PARTITION_COLUMN`), persisted."""
+        frame = source.mapInArrow(fn, routed.SCHEMA).persist()
+        return frame, self._driver_rows(frame)
+
+    def stage(self, frames: Sequence[DataFrame], bolt: str, parallelism: int, fn: TaskFn) -> tuple[DataFrame, pa.Table]:
+        """``groupBy("task").applyInArrow(fn)`` over the bolt's chunks and one heartbeat per task, persisted."""
+        from pyspark.sql import functions as F
+
+        inputs = self.spark.createDataFrame(_beats(bolt, parallelism), routed.SCHEMA)
+        for frame in frames:
+            inputs = inputs.unionByName(frame.filter(F.col("target") == bolt))
+        out = inputs.groupBy("task").applyInArrow(_unannotated(fn), routed.SCHEMA).persist()
+        return out, self._driver_rows(out)
+
+    def _driver_rows(self, frame: DataFrame) -> pa.Table:
+        from pyspark.sql import functions as F
+
+        rows = frame.filter(F.col("target").isin(routed.OUT, routed.STATUS)).toArrow()
+        return rows if rows.num_rows else routed.empty()
+
+    def release(self, frames: Sequence[DataFrame]) -> None:
+        """Unpersist the batch's frames."""
+        for frame in frames:
+            frame.unpersist()
+
+
+class LocalStages:
+    """Frames as Arrow tables made in this process; ``fresh_tasks`` empties the workers' cache before each task."""
+
+    def __init__(self, fresh_tasks: bool = False) -> None:
+        self.fresh_tasks = fresh_tasks
+
+    def spouts(self, source: pa.Table, fn: SpoutFn) -> tuple[pa.Table, pa.Table]:
+        """``fn`` over each Spark partition's rows of ``source`` (runs of :data:`PARTITION_COLUMN`)."""
+        import numpy as np
+        import pyarrow as pa
+
+        numbers = source.column(PARTITION_COLUMN).to_numpy(zero_copy_only=False)
+        bounds = [0, *(np.flatnonzero(numbers[1:] != numbers[:-1]) + 1).tolist(), len(numbers)]
+        pieces = [routed.empty()]
+        for start, end in itertools.pairwise(bounds):
+            if end > start:
+                batches = fn(iter(source.slice(start, end - start).to_batches()))
+                pieces.extend(pa.Table.from_batches([b]) for b in batches)
+        frame = pa.concat_tables(pieces)
+        return frame, self._driver_rows(frame)
+
+    def stage(self, frames: Sequence[pa.Table], bolt: str, parallelism: int, fn: TaskFn) -> tuple[pa.Table, pa.Table]:
+        """``fn`` for each task, in task order, over its chunks and a heartbeat row."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        beats = pa.Table.from_pylist([dict(zip(routed.COLUMNS, row, strict=True)) for row in _beats(bolt, parallelism)],
+                                     schema=routed.empty().schema)
+        rows = pa.concat_tables([beats, *(f.filter(pc.equal(f.column("target"), bolt)) for f in frames)])
+        out = [routed.empty()]
+        for task in range(parallelism):
+            if self.fresh_tasks:
+                worker._TASKS.clear()  # as a process that has never run the task: it comes from the store
+            out.append(fn((pa.scalar(task),), rows.filter(pc.equal(rows.column("task"), task))))
+        frame = pa.concat_tables(out)
+        return frame, self._driver_rows(frame)
+
+    def _driver_rows(self, frame: pa.Table) -> pa.Table:
+        import pyarrow.compute as pc
+
+        return frame.filter(pc.is_in(frame.column("target"), value_set=_driver_targets()))
+
+    def release(self, frames: Sequence[pa.Table]) -> None:
+        """Nothing to free."""
+
+
+def _driver_targets() -> Any:
+    import pyarrow as pa
+
+    return pa.array([routed.OUT, routed.STATUS])
