@@ -74,14 +74,14 @@ def measure(executors: int, data: Path, state: str) -> dict[str, Any]:
     spark = session(executors)
     spark_s, spark_sums = run_spark(spark, data)
     received: list[tuple[int, int]] = []
-    original = stage_engines.SparkStages._driver_rows
+    original = stage_engines.SparkStages.driver_rows
 
     def counted(self: Any, frame: Any) -> Any:
         rows = original(self, frame)
         received.append((rows.num_rows, rows.nbytes))
         return rows
 
-    stage_engines.SparkStages._driver_rows = counted  # type: ignore[method-assign]
+    stage_engines.SparkStages.driver_rows = counted  # type: ignore[method-assign]
     builder = TopologyBuilder()
     builder.set_spout("events", FileSpout(str(data), "parquet", FIELDS, schema=SCHEMA,
                                           max_files_per_trigger=FILES_PER_BATCH))
@@ -94,7 +94,7 @@ def measure(executors: int, data: Path, state: str) -> dict[str, Any]:
     squall_s = time.perf_counter() - start
     outputs = [(o.task, list(o.values)) for o in handle.outputs()]
     check_sums(spark_sums, outputs, f"aggregate bolt, distributed, {executors} executors")
-    per_batch = [received[i : i + 2] for i in range(0, len(received), 2)]  # the spouts' frame, then the bolt's
+    per_batch = [received[i : i + 2] for i in range(0, len(received), 2)]  # the bolt's frame, then the spouts'
     batches = [{"rows": sum(r for r, _ in b), "bytes": sum(n for _, n in b)} for b in per_batch]
     spark.stop()
     return {"executors": executors, "spark_s": spark_s, "squall_s": squall_s, "windows": len(spark_sums),

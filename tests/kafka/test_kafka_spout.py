@@ -52,7 +52,9 @@ def test_json_string_and_bytes_values_with_key_partition_offset_and_timestamp(ka
     assert not any(o.stream == "errors" for o in handle.outputs())
 
 
-def test_each_partition_reaches_the_bolt_in_offset_order_across_batches(kafka, kafka_spark, tmp_path):
+@pytest.mark.parametrize("mode", ["driver", "distributed"])
+def test_each_partition_reaches_the_bolt_in_offset_order_across_batches(kafka, kafka_spark, tmp_path, mode, request):
+    """In distributed mode each Spark partition's records are cut and routed on the executor that read them."""
     topic = kafka.create_topic("order", partitions=3)
     per_partition = 40
     # Interleaved writes to three partitions; each value carries its partition and its sequence number there.
@@ -62,7 +64,8 @@ def test_each_partition_reaches_the_bolt_in_offset_order_across_batches(kafka, k
     spout = KafkaSpout(topic, kafka.bootstrap, schema="p INT, seq BIGINT", fields=("p", "seq", "partition", "offset"),
                        max_offsets_per_trigger=25, options={"minPartitions": 6})
     topology = echo_topology({"events": spout}, {"events": ("p", "seq", "partition", "offset")}, global_grouping=True)
-    handle = run_bounded(kafka_spark, tmp_path, topology)
+    state = {"mode": "distributed", "state": request.getfixturevalue("redis_url")} if mode == "distributed" else {}
+    handle = run_bounded(kafka_spark, tmp_path, topology, **state)
     assert handle.await_termination(180)
     assert handle.progress.batches >= 4
     seen = values_of(handle, "echo-events")

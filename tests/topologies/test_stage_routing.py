@@ -43,8 +43,8 @@ class CountingStages(LocalStages):
         super().__init__(fresh_tasks=True)
         self.received: list[pa.Table] = []
 
-    def _driver_rows(self, frame: pa.Table) -> pa.Table:
-        rows = super()._driver_rows(frame)
+    def driver_rows(self, frame: pa.Table) -> pa.Table:
+        rows = super().driver_rows(frame)
         self.received.append(rows)
         return rows
 

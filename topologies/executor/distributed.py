@@ -147,18 +147,11 @@ class DistributedExecutor(FlushingExecutor):
         frames: dict[str, Any] = {}  # each component's frame; all spouts share one
         rows = 0
         self.bolt_metrics = {}
+        spouts = None
         try:
             if source is not None:
-                frame, driver_rows = self.engine.spouts(
-                    source, partial(route_spout_partition, self.layout, self.routing, start))
-                frames.update(dict.fromkeys(self.topology.spouts, frame))
-                outputs.extend(outputs_of(driver_rows))
-                for payload in statuses_of(driver_rows):
-                    for sid, stream, count in unpack_value(payload):
-                        rows += count
-                        for bolt, _, _ in self.routing.subscribers.get((sid, stream), ()):
-                            key = (sid, SPOUT_TASK, stream, bolt)
-                            end[key] = end.get(key, 0) + count
+                spouts = self.engine.spouts(source, partial(route_spout_partition, self.layout, self.routing, start))
+                frames.update(dict.fromkeys(self.topology.spouts, spouts))
             for bid in self.topology.order:
                 spec = self._spec(bid, batch_id, now)
                 started = time.perf_counter()
@@ -180,6 +173,15 @@ class DistributedExecutor(FlushingExecutor):
                     for stream, bolt, counter in status.counters:
                         end[bid, status.task, stream, bolt] = counter
                 outputs.extend(outputs_of(driver_rows))
+            if spouts is not None:  # computed by the first stage that read it: the spouts' outputs come first
+                driver_rows = self.engine.driver_rows(spouts)
+                outputs[:0] = outputs_of(driver_rows)
+                for payload in statuses_of(driver_rows):
+                    for sid, stream, count in unpack_value(payload):
+                        rows += count
+                        for bolt, _, _ in self.routing.subscribers.get((sid, stream), ()):
+                            key = (sid, SPOUT_TASK, stream, bolt)
+                            end[key] = end.get(key, 0) + count
         finally:
             self.engine.release(list({id(f): f for f in frames.values()}.values()))
         if batch_id is not None:

@@ -38,8 +38,12 @@ TaskFn = Callable[[tuple[Any, ...], "pa.Table"], "pa.Table"]
 class StageEngine(Protocol):
     """Makes a batch's frames and returns each frame's rows for the driver."""
 
-    def spouts(self, source: Any, fn: SpoutFn) -> tuple[Any, pa.Table]:
-        """The spouts' frame of ``source`` (the batch) by ``fn``, and its driver rows."""
+    def spouts(self, source: Any, fn: SpoutFn) -> Any:
+        """The spouts' frame of ``source`` (the batch) by ``fn`` (computed when first used)."""
+        ...
+
+    def driver_rows(self, frame: Any) -> pa.Table:
+        """The rows of ``frame`` addressed to the driver (terminal outputs and status rows)."""
         ...
 
     def stage(self, frames: Sequence[Any], bolt: str, parallelism: int, fn: TaskFn) -> tuple[Any, pa.Table]:
@@ -69,23 +73,32 @@ class SparkStages:
 
     def __init__(self, spark: SparkSession) -> None:
         self.spark = spark
+        self._beats: dict[tuple[str, int], DataFrame] = {}  # the same rows every batch: built once
 
-    def spouts(self, source: DataFrame, fn: SpoutFn) -> tuple[DataFrame, pa.Table]:
-        """``mapInArrow(fn)`` over ``source`` (which has :data:`PARTITION_COLUMN`), persisted."""
-        frame = source.mapInArrow(fn, routed.SCHEMA).persist()
-        return frame, self._driver_rows(frame)
+    def spouts(self, source: DataFrame, fn: SpoutFn) -> DataFrame:
+        """``mapInArrow(fn)`` over ``source`` (which has :data:`PARTITION_COLUMN`), persisted.
+
+        Nothing runs yet: the first stage that reads the frame computes it (and
+        caches it), so the spouts cost no job of their own.
+        """
+        return source.mapInArrow(fn, routed.SCHEMA).persist()
 
     def stage(self, frames: Sequence[DataFrame], bolt: str, parallelism: int, fn: TaskFn) -> tuple[DataFrame, pa.Table]:
         """``groupBy("task").applyInArrow(fn)`` over the bolt's chunks and one heartbeat per task, persisted."""
         from pyspark.sql import functions as F
 
-        inputs = self.spark.createDataFrame(_beats(bolt, parallelism), routed.SCHEMA)
+        beats = self._beats.get((bolt, parallelism))
+        if beats is None:
+            beats = self._beats[bolt, parallelism] = self.spark.createDataFrame(_beats(bolt, parallelism),
+                                                                                 routed.SCHEMA)
+        inputs = beats
         for frame in frames:
             inputs = inputs.unionByName(frame.filter(F.col("target") == bolt))
         out = inputs.groupBy("task").applyInArrow(_unannotated(fn), routed.SCHEMA).persist()
-        return out, self._driver_rows(out)
+        return out, self.driver_rows(out)
 
-    def _driver_rows(self, frame: DataFrame) -> pa.Table:
+    def driver_rows(self, frame: DataFrame) -> pa.Table:
+        """The frame's rows addressed to the driver, collected as Arrow (one job; none to compute when cached)."""
         from pyspark.sql import functions as F
 
         rows = frame.filter(F.col("target").isin(routed.OUT, routed.STATUS)).toArrow()
@@ -103,7 +116,7 @@ class LocalStages:
     def __init__(self, fresh_tasks: bool = False) -> None:
         self.fresh_tasks = fresh_tasks
 
-    def spouts(self, source: pa.Table, fn: SpoutFn) -> tuple[pa.Table, pa.Table]:
+    def spouts(self, source: pa.Table, fn: SpoutFn) -> pa.Table:
         """``fn`` over each Spark partition's rows of ``source`` (runs of :data:`PARTITION_COLUMN`)."""
         import numpy as np
         import pyarrow as pa
@@ -115,8 +128,7 @@ class LocalStages:
             if end > start:
                 batches = fn(iter(source.slice(start, end - start).to_batches()))
                 pieces.extend(pa.Table.from_batches([b]) for b in batches)
-        frame = pa.concat_tables(pieces)
-        return frame, self._driver_rows(frame)
+        return pa.concat_tables(pieces)
 
     def stage(self, frames: Sequence[pa.Table], bolt: str, parallelism: int, fn: TaskFn) -> tuple[pa.Table, pa.Table]:
         """``fn`` for each task, in task order, over its chunks and a heartbeat row."""
@@ -132,9 +144,10 @@ class LocalStages:
                 worker._TASKS.clear()  # as a process that has never run the task: it comes from the store
             out.append(fn((pa.scalar(task),), rows.filter(pc.equal(rows.column("task"), task))))
         frame = pa.concat_tables(out)
-        return frame, self._driver_rows(frame)
+        return frame, self.driver_rows(frame)
 
-    def _driver_rows(self, frame: pa.Table) -> pa.Table:
+    def driver_rows(self, frame: pa.Table) -> pa.Table:
+        """The frame's rows addressed to the driver."""
         import pyarrow.compute as pc
 
         return frame.filter(pc.is_in(frame.column("target"), value_set=_driver_targets()))
