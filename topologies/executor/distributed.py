@@ -1,11 +1,11 @@
 """Distributed placement: ``foreachBatch`` runs the spouts' routing and each bolt's tasks on Spark's executors.
 
-For each batch, the stages run as DataFrame operations on the executors
+For each batch, the stages run as Spark operations on the executors
 (:mod:`topologies.executor.stage_engines`, :mod:`topologies.executor.routed`):
 the batch's spout rows are cut into per-task chunks with the topology's
 groupings where Spark read them (``mapInArrow``), and each bolt, in
-topological order, runs as ``groupBy("task").applyInArrow`` over the chunks
-addressed to it, its tasks emitting chunks for the next bolts. Tuples between
+topological order, runs its task ``i`` in partition ``i`` of the chunks
+addressed to it (``partitionBy``), its tasks emitting chunks for the next bolts. Tuples between
 stages never reach the driver: it receives only each stage's terminal outputs
 and one status row per task (watermark, counters), and it waits for a stage to
 end before it starts the next, because a bolt's tasks take the lowest

@@ -14,8 +14,8 @@ chunk's is msgpack ``[[stream, values], ...]``.
 
 :func:`route_spout_partition` (``mapInArrow`` over a batch's DataFrame) cuts a
 Spark partition's spout rows into chunks with the subscribers' groupings.
-:func:`run_task_group` (``groupBy("task").applyInArrow`` over the chunks of
-one bolt) runs one task on its chunks in order and routes what it emitted.
+:func:`run_task_group` (in the Spark partition of one task of a bolt, over the
+chunks addressed to it) runs one task on its chunks in order and routes what it emitted.
 Both compute shuffle counters from the counters the batch started with, so a
 retried Spark task routes as its first attempt did.
 """
@@ -217,7 +217,7 @@ class TaskStatus:
 def run_task_group(
     spec: StageSpec, routing: RoutingTable, starts: Mapping[CounterKey, int], key: tuple[Any, ...], table: pa.Table,
 ) -> pa.Table:
-    """The ``applyInArrow`` function of a bolt's stage: run task ``key[0]`` on its chunks and route its emissions.
+    """One task of a bolt's stage: run task ``key[0]`` on its chunks (``table``) and route its emissions.
 
     The task runs as :func:`worker.run_one` runs it (warm cache, resumed from
     and committed to the store; a batch the store holds already re-sends its

@@ -5,11 +5,15 @@ the spouts' frame, then one frame per bolt. An engine makes them and hands the
 driver only the rows addressed to it (terminal outputs and status rows).
 
 :class:`SparkStages` keeps every frame on the executors: the spouts' frame is
-``mapInArrow`` over the batch's DataFrame, a bolt's is ``groupBy("task")
-.applyInArrow`` over the chunks addressed to it in the frames before (plus one
-heartbeat row per task, so every task runs and moves its time). Each frame is
-persisted and computed by the one action that collects its driver rows, so a
-stage runs once per batch and the next stage reads it from the executors'
+``mapInArrow`` over the batch's DataFrame (Arrow from the source to the
+routing), a bolt's is the chunks addressed to it in its upstream frames,
+shuffled with ``partitionBy`` so that task ``i`` is partition ``i`` (every
+task runs, an idle one too, so it moves its time), each partition running its
+task. The chunks are few rows of large payloads, so a bolt's stage works on an
+RDD of rows rather than converting them to and from Arrow in the JVM. Each
+frame is persisted; the first stage that reads the spouts' frame computes it,
+and a bolt's frame is computed by the action that collects its driver rows, so
+a stage runs once per batch and the next stage reads it from the executors'
 block managers; all are unpersisted when the batch ends. If Spark recomputes a
 lost partition, the tasks re-send what they committed, so the answer is the same.
 
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from topologies.executor import routed, worker
@@ -29,6 +34,7 @@ from topologies.executor.batch_layout import PARTITION_COLUMN
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    from pyspark import RDD
     from pyspark.sql import DataFrame, SparkSession
 
 SpoutFn = Callable[[Iterator["pa.RecordBatch"]], Iterator["pa.RecordBatch"]]
@@ -55,56 +61,70 @@ class StageEngine(Protocol):
         ...
 
 
-def _unannotated(fn: TaskFn) -> Any:
-    """``fn`` as a plain two-argument function: ``applyInArrow`` reads its type hints and fails on a ``partial``."""
-
-    def apply(key, table):  # no hints: Spark then takes the (key, table) form
-        return fn(key, table)
-
-    return apply
-
-
 def _beats(bolt: str, parallelism: int) -> list[tuple[Any, ...]]:
     return [(bolt, task, "", 0, "", routed.BEAT, 0, 0, 0, None) for task in range(parallelism)]
 
 
+def _run_partition(fn: TaskFn, index: int, rows: Iterator[tuple[int, tuple[Any, ...]]]) -> Iterator[tuple[Any, ...]]:
+    """Partition ``index`` of a bolt's stage holds task ``index``'s chunks (possibly none): run it, yield its rows."""
+    import pyarrow as pa
+
+    table = pa.Table.from_pylist([dict(zip(routed.COLUMNS, row, strict=True)) for _, row in rows],
+                                 schema=routed.empty().schema)
+    out = fn((index,), table)
+    yield from zip(*(out.column(c).to_pylist() for c in routed.COLUMNS), strict=True)
+
+
+def _addressed_to(bolt: str, row: tuple[Any, ...]) -> bool:
+    return bool(row[0] == bolt)
+
+
+def _for_driver(row: tuple[Any, ...]) -> bool:
+    return row[0] in (routed.OUT, routed.STATUS)
+
+
+def _keyed(row: tuple[Any, ...]) -> tuple[int, tuple[Any, ...]]:
+    return row[1], row
+
+
+def _identity(task: int) -> int:
+    return task
+
+
 class SparkStages:
-    """Frames as persisted DataFrames computed on the executors (see the module docstring)."""
+    """Frames as persisted RDDs of chunk rows computed on the executors (see the module docstring)."""
 
     def __init__(self, spark: SparkSession) -> None:
         self.spark = spark
-        self._beats: dict[tuple[str, int], DataFrame] = {}  # the same rows every batch: built once
 
-    def spouts(self, source: DataFrame, fn: SpoutFn) -> DataFrame:
-        """``mapInArrow(fn)`` over ``source`` (which has :data:`PARTITION_COLUMN`), persisted.
+    def spouts(self, source: DataFrame, fn: SpoutFn) -> RDD[tuple[Any, ...]]:
+        """``mapInArrow(fn)`` over ``source`` (which has :data:`PARTITION_COLUMN`), as a persisted RDD of rows.
 
         Nothing runs yet: the first stage that reads the frame computes it (and
         caches it), so the spouts cost no job of their own.
         """
-        return source.mapInArrow(fn, routed.SCHEMA).persist()
+        return source.mapInArrow(fn, routed.SCHEMA).rdd.map(tuple).persist()
 
-    def stage(self, frames: Sequence[DataFrame], bolt: str, parallelism: int, fn: TaskFn) -> tuple[DataFrame, pa.Table]:
-        """``groupBy("task").applyInArrow(fn)`` over the bolt's chunks and one heartbeat per task, persisted."""
-        from pyspark.sql import functions as F
-
-        beats = self._beats.get((bolt, parallelism))
-        if beats is None:
-            beats = self._beats[bolt, parallelism] = self.spark.createDataFrame(_beats(bolt, parallelism),
-                                                                                 routed.SCHEMA)
-        inputs = beats
-        for frame in frames:
-            inputs = inputs.unionByName(frame.filter(F.col("target") == bolt))
-        out = inputs.groupBy("task").applyInArrow(_unannotated(fn), routed.SCHEMA).persist()
+    def stage(self, frames: Sequence[RDD[tuple[Any, ...]]], bolt: str, parallelism: int,
+              fn: TaskFn) -> tuple[RDD[tuple[Any, ...]], pa.Table]:
+        """The bolt's chunks shuffled so task ``i`` is partition ``i``, each task run there; persisted."""
+        context = self.spark.sparkContext
+        parts = [frame.filter(partial(_addressed_to, bolt)) for frame in frames]
+        inputs = context.union(parts) if parts else context.emptyRDD()
+        # Task i in partition i (an empty one too, so every task runs and moves its time).
+        placed = inputs.map(_keyed).partitionBy(parallelism, _identity)
+        out = placed.mapPartitionsWithIndex(partial(_run_partition, fn)).persist()
         return out, self.driver_rows(out)
 
-    def driver_rows(self, frame: DataFrame) -> pa.Table:
-        """The frame's rows addressed to the driver, collected as Arrow (one job; none to compute when cached)."""
-        from pyspark.sql import functions as F
+    def driver_rows(self, frame: RDD[tuple[Any, ...]]) -> pa.Table:
+        """The frame's rows addressed to the driver (one job; none to compute when the frame is cached)."""
+        import pyarrow as pa
 
-        rows = frame.filter(F.col("target").isin(routed.OUT, routed.STATUS)).toArrow()
-        return rows if rows.num_rows else routed.empty()
+        rows = frame.filter(_for_driver).collect()
+        return pa.Table.from_pylist([dict(zip(routed.COLUMNS, row, strict=True)) for row in rows],
+                                    schema=routed.empty().schema)
 
-    def release(self, frames: Sequence[DataFrame]) -> None:
+    def release(self, frames: Sequence[RDD[tuple[Any, ...]]]) -> None:
         """Unpersist the batch's frames."""
         for frame in frames:
             frame.unpersist()

@@ -3,7 +3,7 @@
 :func:`run_one` runs task ``i`` of a stage on its input (an empty input still
 runs the task, so it moves its time and watermark) and answers with its
 emissions, watermark and figures; :mod:`topologies.executor.routed` calls it
-from the stage's ``applyInArrow`` function and routes the emissions.
+from a bolt's stage, in the Spark partition of the task, and routes the emissions.
 
 Every task, a plain bolt's too, resumes from and commits to its namespace of
 the state store (:mod:`topologies.executor.stored`): its windows, its own
