@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Protocol
 
 from bolts.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
@@ -15,13 +16,11 @@ from bolts.task_input import TaskInput
 from bolts.tuples import Tuple
 from bolts.window_pages import WindowPages
 from bolts.window_state_codec import (
-    EVENT_PREFIX,
     INDEX_PREFIX,
     META_KEY,
     USER_PREFIX,
+    Chunks,
     Schemas,
-    decode_event,
-    encode_event,
     pack,
     seq_key,
     seq_of,
@@ -35,6 +34,7 @@ from windowing.event_buffer import BufferFactory, EventBuffer
 log = logging.getLogger("squall.bolts")
 
 StreamKey = tuple[str, str]
+_seq_of_event = attrgetter("seq")
 
 
 class WindowStore(Protocol):
@@ -83,8 +83,9 @@ class _Recovery:
 class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
     """A windowed task whose state is loaded from ``store`` when prepared and written by :meth:`commit`.
 
-    Persistent windows write the tuples added and delete the tuples expired since
-    the last commit; message-id windows write a small index entry per held tuple
+    Persistent windows write the tuples added since the last commit as one chunk
+    and record which stored tuples expired (deleting a chunk once all of its
+    tuples have); message-id windows write a small index entry per held tuple
     (its stream, id, arrival number and timestamp) instead of the tuple. Both write
     the system state (policies, watermark, timers) and the user state's changes,
     in one atomic commit per batch.
@@ -113,6 +114,7 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         self._removed: set[int] = set()
         self._progress: dict[StreamKey, list[int]] = {}  # stream -> [last expired id, last evaluated id]
         self._recovery: _Recovery | None = None
+        self._chunks = Chunks()
         self.user_state = KeyValueState(store, USER_PREFIX)  # type: ignore[arg-type]
 
     def _buffer_factory(self) -> BufferFactory:
@@ -143,7 +145,7 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
             self.restore(meta["system"], held, [e for e in loose if e.seq in expired_seqs])
             return
         if self.persistent:
-            events = [decode_event(seq_of(k), v, self._schemas) for k, v in self.store.scan(EVENT_PREFIX)]
+            events = self._chunks.load(self.store, self._schemas)
             held = [e for e in events if e.seq not in expired_seqs]
             self.restore(meta["system"], held, [e for e in events if e.seq in expired_seqs])
             return
@@ -222,17 +224,17 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
 
     def _held(self, events: Sequence[Event[Tuple]]) -> None:
         if self._pages is None:  # paged windows write whole pages instead
-            for event in events:
-                self._added[event.seq] = event
+            self._added.update(zip(map(_seq_of_event, events), events, strict=True))
 
     def on_expiry(self, events: list[Event[Tuple]]) -> None:
-        """Expired tuples are deleted from the store at the next commit."""
+        """Expired tuples are recorded dead (their chunk deleted once all its tuples are) at the next commit."""
         super().on_expiry(events)
         if self._pages is not None:
             return
+        added, removed = self._added, self._removed
         for event in events:
-            if self._added.pop(event.seq, None) is None:
-                self._removed.add(event.seq)
+            if added.pop(event.seq, None) is None:
+                removed.add(event.seq)
 
     def on_activation(self, window: TupleWindow[Tuple]) -> None:
         """Run the window, then record message-id progress (last expired and last evaluated ids)."""
@@ -274,13 +276,16 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         self.finish_recovery()  # a commit records a resumed window, never a half-refilled one
         if self._pages is not None:
             puts, deletes = self._page_writes(self._pages)
+        elif self.persistent:
+            puts, deletes = self._chunks.writes(self._added, self._removed, self._schemas)
         else:
-            puts, deletes = dict(self._window_writes()), list(self._window_deletes())
+            puts, deletes = dict(self._index_writes()), [seq_key(INDEX_PREFIX, seq) for seq in self._removed]
         puts[META_KEY] = pack(self._meta())
         self.user_state.write_to(_Writes(puts, deletes))  # type: ignore[arg-type]
         applied = self.store.commit(batch_id, puts, deletes)
         if self._pages is not None:
             self.manager.eviction.buffer.committed()
+        self._chunks.committed()
         self._added.clear()
         self._removed.clear()
         self.user_state.committed()
@@ -298,19 +303,11 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
                 puts[key] = value
         return puts, deletes
 
-    def _window_writes(self) -> Iterator[tuple[bytes, bytes]]:
+    def _index_writes(self) -> Iterator[tuple[bytes, bytes]]:
         for seq, event in self._added.items():
-            if self.persistent:
-                yield seq_key(EVENT_PREFIX, seq), encode_event(event, self._schemas)
-            else:
-                tup = event.value
-                record = [self._schemas.id_of(tup), self._message_id(tup), event.ts]
-                yield seq_key(INDEX_PREFIX, seq), pack(record)
-
-    def _window_deletes(self) -> Iterator[bytes]:
-        prefix = EVENT_PREFIX if self.persistent else INDEX_PREFIX
-        for seq in self._removed:
-            yield seq_key(prefix, seq)
+            tup = event.value
+            record = [self._schemas.id_of(tup), self._message_id(tup), event.ts]
+            yield seq_key(INDEX_PREFIX, seq), pack(record)
 
     def _meta(self) -> dict[str, Any]:
         return {

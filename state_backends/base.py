@@ -71,6 +71,14 @@ def check_key(method: str, key: object) -> bytes:
     return key
 
 
+def _all_bytes(*groups: Iterable[object]) -> bool:
+    """Whether every item of ``groups`` is exactly ``bytes`` (one C-level pass; subclasses take the slow path)."""
+    types = set()
+    for group in groups:
+        types.update(map(type, group))
+    return types <= {bytes}
+
+
 def check_batch_id(method: str, batch_id: object) -> int:
     """Return ``batch_id`` if it is an int in ``[0, MAX_BATCH_ID]``, else raise."""
     if isinstance(batch_id, bool) or not isinstance(batch_id, int):
@@ -132,8 +140,13 @@ class StateBackend(ABC):
         """
         check_namespace("commit", namespace)
         check_batch_id("commit", batch_id)
-        put_map = {check_key("commit", k): check_key("commit", v) for k, v in puts.items()}
-        delete_list = [check_key("commit", k) for k in deletes if k not in put_map]
+        deletes = list(deletes)
+        if _all_bytes(puts.keys(), puts.values(), deletes):
+            put_map = dict(puts)
+            delete_list = [k for k in deletes if k not in put_map]
+        else:  # the checks one by one, in order, for the first wrong key's or value's message
+            put_map = {check_key("commit", k): check_key("commit", v) for k, v in puts.items()}
+            delete_list = [check_key("commit", k) for k in deletes if k not in put_map]
         return self._apply(namespace, batch_id, put_map, delete_list)
 
     def begin(self, namespace: str) -> WriteBatch:
@@ -205,7 +218,11 @@ class Namespace:
 
     def commit(self, batch_id: int, puts: Mapping[bytes, bytes], deletes: Iterable[bytes] = ()) -> bool:
         """See :meth:`StateBackend.commit`; each value is stored with a checksum of its key and itself."""
-        sealed = {check_key("commit", k): _checksum(k, check_key("commit", v)) + v for k, v in puts.items()}
+        if not _all_bytes(puts.keys(), puts.values()):
+            for k, v in puts.items():  # the first wrong key or value, in order, for its message
+                check_key("commit", k)
+                check_key("commit", v)
+        sealed = {k: _checksum(k, v) + v for k, v in puts.items()}
         return self.backend.commit(self.name, batch_id, sealed, deletes)
 
     def begin(self) -> WriteBatch:

@@ -26,7 +26,7 @@ from state_backends.base import check_namespace
 from topologies.executor.tasks import BuiltTask, run_task
 from topologies.executor.wire import Emission, decode_emissions, encode_emissions
 
-# Apart from the bolt executors' keys (meta, e/, i/, u/, p/, t/, x/, w/, b/) and the attributes' (f/).
+# Apart from the bolt executors' keys (meta, c/, d/, e/, i/, u/, p/, t/, x/, w/, b/) and the attributes' (f/).
 OUTPUTS_KEY = b"o/batch"
 TASK_KEY = b"s/task"
 ROUTER = "__router"
