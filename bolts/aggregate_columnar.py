@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from bolts.aggregate_holds import add_holds
 from bolts.aggregate_spec import RETRACTION_FIELD
 from bolts.task_input import Segment
 from bolts.timestamps import column_millis, is_timestamp_column
@@ -183,22 +184,24 @@ def _add_groups(
     for ws, acc in zip(opened, accs, strict=True):
         ws.acc = acc
     counts = np.bincount(row_window, minlength=len(opened)).tolist()
-    # Only rows not behind the watermark hold the output timestamp (WindowState.hold_timestamps).
+    # Only rows not behind their key's output watermark hold (bolts.aggregate_holds.add_holds).
+    outputs = np.array([task.table.output_watermark(ws.key) for ws in opened], np.int64)
     none = np.iinfo(np.int64).max
     low = np.full(len(opened), none)
     high = np.full(len(opened), np.iinfo(np.int64).min)
-    held = ts[rows] >= watermark
+    held = ts[rows] >= outputs[row_window]
     np.minimum.at(low, row_window[held], ts[rows][held])
     np.maximum.at(high, row_window[held], ts[rows][held])
+    behind = np.bincount(row_window[~held], minlength=len(opened)).tolist()
     now = task.clock.now()
-    for ws, n, lo, hi in zip(opened, counts, low.tolist(), high.tolist(), strict=True):
+    rows_of = zip(opened, counts, low.tolist(), high.tolist(), behind, outputs.tolist(), strict=True)
+    for ws, n, lo, hi, late, output_wm in rows_of:
         window = ws.window
         ctx = TriggerContext(ws.trigger, window_end=window.end, watermark=watermark, now=now, timers=ws.timers)
         spec.trigger.on_elements(ctx, n)
         ws.has_new = True
-        ws.on_time_data = ws.on_time_data or watermark < window.end
-        if lo != none:
-            ws.hold_timestamps(lo, hi)
+        span = (lo, hi) if lo != none else None
+        add_holds(ws, spec, span, late > 0, input_wm=watermark, output_wm=output_wm)
         task.dirty[ws.wid] = None
         task.table.touch(ws)
     return True

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from bolts.aggregate_holds import release
 from bolts.aggregate_spec import AggregateSpec
 from bolts.aggregate_window_state import WindowState
-from windowing.panes import PaneInfo, describe_pane, would_be_on_time
+from windowing.panes import PaneInfo, Timing, describe_pane
 from windowing.trigger_base import evaluate
 from windowing.trigger_context import TriggerContext, TriggerResult
 
@@ -21,7 +22,7 @@ class PaneEmitter:
         self.spec = spec
         self.emit = emit
 
-    def consult(self, ws: WindowState, *, watermark: int, now: int, expiring: bool) -> None:
+    def consult(self, ws: WindowState, *, watermark: int, output_wm: int, now: int, expiring: bool) -> None:
         """Consult the trigger once; on garbage collection emit the window's final pane.
 
         At garbage collection an open window whose trigger does not fire still
@@ -29,20 +30,24 @@ class PaneEmitter:
         calls ``onTrigger`` with ``isFinished``); whether it is emitted is decided
         by :meth:`pane`. A pane fired by the trigger in the same step as garbage
         collection is the last one. A closed window (its trigger finished) emits
-        nothing more.
+        nothing more. ``watermark`` is the input watermark, ``output_wm`` the
+        key's held output watermark (:mod:`bolts.aggregate_holds`).
         """
         if ws.closed:
             return
-        ctx = TriggerContext(ws.trigger, window_end=ws.window.end, watermark=watermark, now=now, timers=ws.timers)
-        result = evaluate(self.spec.trigger, ctx)
+        spec = self.spec
+        ctx = TriggerContext(
+            ws.trigger, window_end=ws.window.end, watermark=watermark, now=now, timers=ws.timers, merging=spec.merging
+        )
+        result = evaluate(spec.trigger, ctx)
         if result.fires:
             finishing = result is TriggerResult.FIRE_AND_FINISH
-            self.pane(ws, watermark=watermark, is_last=finishing or expiring)
+            self.pane(ws, watermark=watermark, output_wm=output_wm, is_last=finishing or expiring)
             ws.closed = finishing
         elif expiring:
-            self.pane(ws, watermark=watermark, is_last=True)
+            self.pane(ws, watermark=watermark, output_wm=output_wm, is_last=True)
 
-    def pane(self, ws: WindowState, *, watermark: int, is_last: bool) -> None:
+    def pane(self, ws: WindowState, *, watermark: int, output_wm: int, is_last: bool) -> None:
         """Emit the window's pane now, unless it is empty and no behaviour asks for an empty pane.
 
         As Beam's ``ReduceFnRunner.needToEmit``: a pane with tuples added since the
@@ -51,29 +56,22 @@ class PaneEmitter:
         under ``with_closing_behavior("fire_always")``.
         """
         spec = self.spec
+        pane, history = describe_pane(
+            ws.history, input_wm=watermark, output_wm=output_wm, window_end=ws.window.end, is_last=is_last
+        )
+        ts = self._timestamp(ws)
+        # Every pane decided releases the holds, emitted or not (ReduceFnRunner.onTrigger): an empty ON_TIME
+        # pane skipped under fire_if_non_empty lets the output watermark pass the window, so a later pane
+        # is LATE (ReduceFnRunnerTest's testEmptyOnTimeWithOnTimeBehaviorFireIfNonEmpty*).
+        release(ws, spec, finished=is_last, input_wm=watermark)
         if not ws.has_new:
-            on_time = would_be_on_time(
-                ws.history, watermark=watermark, window_end=ws.window.end, had_on_time_data=ws.on_time_data
-            )
-            wanted_on_time = on_time and spec.on_time_behavior == "fire_always"
+            wanted_on_time = pane.timing == Timing.ON_TIME and spec.on_time_behavior == "fire_always"
             if not wanted_on_time and not (is_last and spec.closing_behavior == "fire_always"):
-                if on_time:
-                    # The empty ON_TIME pane is skipped: nothing holds the output watermark at the
-                    # window any more, so a later pane is LATE (ReduceFnRunnerTest's
-                    # testEmptyOnTimeWithOnTimeBehaviorFireIfNonEmpty*).
-                    ws.on_time_data = False
                 return
         value = spec.aggregator.extract(ws.acc)
         if spec.fire_only_updated and not is_last and ws.last is not None and ws.last[0] == value:
             return
-        pane, ws.history = describe_pane(
-            ws.history,
-            watermark=watermark,
-            window_end=ws.window.end,
-            had_on_time_data=ws.on_time_data,
-            is_last=is_last,
-        )
-        ts = self._timestamp(ws)
+        ws.history = history
         key = spec.key_out(ws.key)
         if spec.mode.retracts:
             for start, end, old_value, old_ts, old_pane in ws.retractions:
@@ -85,7 +83,6 @@ class PaneEmitter:
         self.emit([key, ws.window.start, ws.window.end, value, ts, pane, False])
         ws.last = [value, ts, list(pane)]
         ws.has_new = False
-        ws.hold = None
         if spec.mode.discards:
             ws.acc = spec.aggregator.create()
 

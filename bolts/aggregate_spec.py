@@ -9,7 +9,7 @@ from typing import Any
 
 from bolts.errors import TupleError
 from windowing.accumulation import AccumulationMode
-from windowing.assigners import TimeDifferenceWindows, WindowAssigner
+from windowing.assigners import Sessions, TimeDifferenceWindows, WindowAssigner
 from windowing.trigger_base import Trigger
 from windowing.trigger_leaves import DefaultTrigger
 
@@ -46,6 +46,11 @@ class AggregateSpec:
     watermark_interval_ms: int = 1000
     fire_only_updated: bool = False
     late_tuple_stream: str | None = None
+
+    @property
+    def merging(self) -> bool:
+        """Whether windows merge (sessions): triggers then run as Beam's do with a merging ``WindowFn``."""
+        return isinstance(self.assigner, Sessions)
 
     @property
     def time_difference(self) -> TimeDifferenceWindows | None:

@@ -16,6 +16,7 @@ datetimes and panes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,14 +56,21 @@ def state_writes(
     return puts, deletes
 
 
-def load(store: WindowStore) -> SavedTask | None:
-    """The last committed state in ``store``; None when nothing was committed."""
+def load(store: WindowStore, check: Callable[[dict[str, Any]], None] | None = None) -> SavedTask | None:
+    """The last committed state in ``store``; None when nothing was committed.
+
+    ``check`` sees the system state before any window is decoded (the task's
+    version check, so an old layout fails with its message, not while unpacking).
+    """
     meta = store.get(META_KEY)
     if meta is None:
         return None
+    system = unpack_value(meta)
+    if check is not None:
+        check(system)
     windows = [WindowState.from_data(unpack_value(v)) for _, v in store.scan(WINDOW_PREFIX)]
     buckets = []
     for name, value in store.scan(BUCKET_PREFIX):
         times, accs = unpack_value(value)
         buckets.append([unpack_value(name[len(BUCKET_PREFIX) :]), times, accs])
-    return SavedTask(unpack_value(meta), windows, buckets)
+    return SavedTask(system, windows, buckets)

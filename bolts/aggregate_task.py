@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from bolts.aggregate_columnar import place_segment, supports, takes
 from bolts.aggregate_firing import PaneEmitter
+from bolts.aggregate_holds import add_holds
 from bolts.aggregate_store import load, state_writes
 from bolts.aggregate_window_state import WindowState
 from bolts.aggregate_windows import WindowId, WindowTable
@@ -51,7 +52,17 @@ if TYPE_CHECKING:
     from bolts.windowed_aggregate_bolt import WindowedAggregateBolt
 
 log = logging.getLogger("squall.bolts")
-SNAPSHOT_VERSION = 2  # 2: holds replace the timestamp spans of version 1
+SNAPSHOT_VERSION = 3  # 2: holds replace the timestamp spans of version 1; 3: output watermarks, GC holds
+
+
+def check_version(state: dict[str, Any]) -> None:
+    """``ValueError`` unless ``state`` (a snapshot or a store's system state) has this version's layout."""
+    if state.get("version") != SNAPSHOT_VERSION:
+        msg = (
+            f"AggregateTask.restore: snapshot version {state.get('version')!r}, expected {SNAPSHOT_VERSION}; "
+            "state written by an older squall cannot be resumed: start from an empty store"
+        )
+        raise ValueError(msg)
 
 
 class AggregateTask(BoltTask):
@@ -82,6 +93,7 @@ class AggregateTask(BoltTask):
         self.emitter = PaneEmitter(self.spec, self._emit_pane)
         self.dirty: dict[WindowId, None] = {}
         self._watermark = self.marks.current()
+        self.table.output_base = self._watermark
         self.late_tuples = 0
         self.closed_window_drops = 0
         self.collector: OutputCollector | None = None
@@ -103,10 +115,10 @@ class AggregateTask(BoltTask):
         self.timers.every(self.spec.watermark_interval_ms, self._on_watermark_timer)
         if self.store is not None:
             self.table.track_changes()
-            saved = load(self.store)
+            saved = load(self.store, check=check_version)
             if saved is not None:
                 self._restore_system(saved.system)
-                self._restore_table(saved.windows, saved.buckets, saved.system["seq"])
+                self._restore_table(saved.windows, saved.buckets, saved.system)
 
     def close(self) -> None:
         """End of input: the watermark goes to the end of time, every window fires and is collected."""
@@ -156,6 +168,7 @@ class AggregateTask(BoltTask):
         placed = self.table.place(key, ts, tup, self._watermark, self.clock.now())
         for ws in placed.seeded:
             self.dirty[ws.wid] = None
+        self.closed_window_drops += placed.dropped
         if not placed.windows:
             if not placed.kept:
                 self._late(tup, ts)
@@ -171,13 +184,15 @@ class AggregateTask(BoltTask):
     def _add(self, ws: WindowState, tup: Tuple, ts: int) -> None:
         ws.acc = self.spec.add(ws.acc, tup)
         ctx = TriggerContext(
-            ws.trigger, window_end=ws.window.end, watermark=self._watermark, now=self.clock.now(), timers=ws.timers
+            ws.trigger, window_end=ws.window.end, watermark=self._watermark, now=self.clock.now(), timers=ws.timers,
+            merging=self.spec.merging,
         )
         self.spec.trigger.on_element(ctx)
         ws.has_new = True
-        ws.on_time_data = ws.on_time_data or self._watermark < ws.window.end
-        if ts >= self._watermark:  # behind the watermark, it cannot hold the output timestamp (Beam's element hold)
-            ws.hold_timestamps(ts, ts)
+        ws.batch_tuples += 1
+        output_wm = self.table.output_watermark(ws.key)
+        behind = ts < output_wm  # behind the output watermark, it cannot hold (Beam's element hold)
+        add_holds(ws, self.spec, None if behind else (ts, ts), behind, input_wm=self._watermark, output_wm=output_wm)
         self.dirty[ws.wid] = None
         self.table.touch(ws)
 
@@ -214,8 +229,11 @@ class AggregateTask(BoltTask):
                 self._consult(ws)
 
     def _consult(self, ws: WindowState) -> None:
+        ws.batch_tuples = 0
         expiring = self.table.expired(ws.window, self._watermark) or self._watermark >= END_OF_TIME
-        self.emitter.consult(ws, watermark=self._watermark, now=self.clock.now(), expiring=expiring)
+        output_wm = self.table.output_watermark(ws.key)
+        now = self.clock.now()
+        self.emitter.consult(ws, watermark=self._watermark, output_wm=output_wm, now=now, expiring=expiring)
         if expiring:
             self.table.delete(ws)
         else:
@@ -253,12 +271,20 @@ class AggregateTask(BoltTask):
         """Take a watermark from upstream for ``stream`` (a ``(component, stream)`` pair), or for every input."""
         self._close_batch()
         self.marks.set_upstream(ts, stream)
-        self._move_watermark(self.marks.current())
+        self._move_watermark(self.marks.current(), upstream=True)
 
-    def _move_watermark(self, new: int) -> None:
-        """Windows whose end the watermark passes are consulted, those past their lateness collected."""
+    def _move_watermark(self, new: int, *, upstream: bool = False) -> None:
+        """Windows whose end the watermark passes are consulted, those past their lateness collected.
+
+        Then each key's output watermark moves up to the new watermark, held back
+        by its windows' holds (:mod:`bolts.aggregate_holds`); an ``upstream``
+        watermark recomputes it even when the watermark stays where it was, as
+        Beam's ``advanceInputWatermark`` does.
+        """
         old = self._watermark
         if new <= old:
+            if upstream:
+                self.table.advance_output(old)
             return
         self._watermark = new
         if new >= END_OF_TIME:  # end of input: every window fires and is collected
@@ -268,6 +294,7 @@ class AggregateTask(BoltTask):
         for ws in due:
             self._consult(ws)
         self.table.prune(new)
+        self.table.advance_output(new)
 
     @property
     def watermark(self) -> int | None:
@@ -293,6 +320,7 @@ class AggregateTask(BoltTask):
             "late_tuples": self.late_tuples,
             "closed_window_drops": self.closed_window_drops,
             "seq": self.table.seq,
+            "output_marks": self.table.saved_output_marks(),
             "dirty": [[list(k), s, e] for k, s, e in self.dirty],
         }
 
@@ -307,12 +335,10 @@ class AggregateTask(BoltTask):
     def restore(self, state: dict[str, Any]) -> None:
         """Resume from :meth:`snapshot` (after :meth:`prepare`, which registers the timer this restores)."""
         self._restore_system(state)
-        self._restore_table([WindowState.from_data(w) for w in state["windows"]], state["buckets"], state["seq"])
+        self._restore_table([WindowState.from_data(w) for w in state["windows"]], state["buckets"], state)
 
     def _restore_system(self, state: dict[str, Any]) -> None:
-        if state.get("version") != SNAPSHOT_VERSION:
-            msg = f"AggregateTask.restore: snapshot version {state.get('version')!r}, expected {SNAPSHOT_VERSION}"
-            raise ValueError(msg)
+        check_version(state)
         self.clock.reset_to(state["now"])
         self.timers.restore(list(state["timers"]))
         self._watermark = state["watermark"]
@@ -321,10 +347,11 @@ class AggregateTask(BoltTask):
         self.closed_window_drops = state["closed_window_drops"]
         self.dirty = {(tuple(k), s, e): None for k, s, e in state["dirty"]}
 
-    def _restore_table(self, windows: list[WindowState], buckets: list[list[Any]], seq: int) -> None:
+    def _restore_table(self, windows: list[WindowState], buckets: list[list[Any]], system: dict[str, Any]) -> None:
         tracking = self.table.changes is not None
         self.table = WindowTable(self.spec)
-        self.table.restore(windows, buckets, seq)
+        self.table.restore(windows, buckets, system["seq"], system["output_marks"])
+        self.table.output_base = self._watermark
         if tracking:
             self.table.track_changes()
 

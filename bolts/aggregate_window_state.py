@@ -18,13 +18,16 @@ class WindowState:
     ``acc``: the aggregator's accumulator (cleared after a pane in DISCARDING
     mode). ``trigger``: the trigger's namespaced state. ``timers``: processing
     times at which to consult the trigger again. ``has_new``: tuples arrived
-    since the last pane. ``on_time_data``: a tuple arrived while the watermark
-    was before the window's end. ``hold``: smallest and largest timestamps of
-    the tuples added since the last pane that held the output timestamp (see
-    :meth:`hold_timestamps`), or None. ``last``: the last pane emitted, ``[value, timestamp, pane]``. ``retractions``:
-    last panes of windows merged into this one, ``[start, end, value, timestamp,
-    pane]``, retracted before this window's next pane. ``closed``: the trigger
-    finished. ``seq``: creation order, for deterministic ordering.
+    since the last pane. ``hold``: smallest and largest timestamps of the
+    tuples added since the last pane that held the output timestamp (see
+    :meth:`hold_timestamps`), or None. ``extra_hold``: Beam's garbage-collection
+    hold, or None (see :mod:`bolts.aggregate_holds`). ``last``: the last pane
+    emitted, ``[value, timestamp, pane]``. ``retractions``: last panes of
+    windows merged into this one, ``[start, end, value, timestamp, pane]``,
+    retracted before this window's next pane. ``closed``: the trigger finished.
+    ``seq``: creation order, for deterministic ordering. ``batch_tuples``:
+    tuples added since the window was last consulted (those a merge into a
+    closed session drops).
     """
 
     key: Key
@@ -34,12 +37,13 @@ class WindowState:
     trigger: dict[str, Any] = field(default_factory=dict)
     timers: list[int] = field(default_factory=list)
     has_new: bool = False
-    on_time_data: bool = False
     hold: list[int] | None = None
+    extra_hold: int | None = None
     history: PaneHistory = field(default_factory=PaneHistory)
     last: list[Any] | None = None
     retractions: list[list[Any]] = field(default_factory=list)
     closed: bool = False
+    batch_tuples: int = 0
 
     @property
     def wid(self) -> tuple[Key, int, int]:
@@ -49,13 +53,11 @@ class WindowState:
     def hold_timestamps(self, low: int, high: int) -> None:
         """Tuples with timestamps from ``low`` to ``high``, none behind the watermark, joined the pane.
 
-        Beam's element hold (``WatermarkHold.addElementHold``): a tuple holds the
-        output timestamp only when its timestamp is not behind the output watermark
-        and the input watermark has not passed the window's last timestamp. squall
-        does not hold its forwarded watermark, so both are its one watermark, and
-        the caller adds only tuples with ``ts >= watermark`` (such a tuple lies in a
-        window whose end is after the watermark). The pane takes the earliest or
-        latest of them; a pane without any is stamped ``max_timestamp``.
+        Beam's element hold (``WatermarkHold.addElementHold``), added by
+        :func:`bolts.aggregate_holds.add_holds`: a tuple holds only when its timestamp
+        is not behind the key's output watermark and the input watermark has not
+        passed the window's last timestamp. The pane takes the earliest or latest
+        of them; a pane without any is stamped ``max_timestamp``.
         """
         self.hold = _widen(self.hold, low, high)
 
@@ -70,18 +72,20 @@ class WindowState:
             dict(self.trigger),
             list(self.timers),
             self.has_new,
-            self.on_time_data,
             self.hold,
+            self.extra_hold,
             list(self.history),
             self.last,
             self.retractions,
             self.closed,
+            self.batch_tuples,
         ]
 
     @classmethod
     def from_data(cls, data: list[Any]) -> WindowState:
         """Rebuild from :meth:`to_data`."""
-        (key, start, end, acc, seq, trigger, timers, has_new, on_time, hold, history, last, retractions, closed) = data
+        key, start, end, acc, seq, trigger, timers, has_new, hold, extra, history, last, *rest = data
+        retractions, closed, batch = rest
         return cls(
             tuple(key),
             Window(start, end),
@@ -90,12 +94,13 @@ class WindowState:
             dict(trigger),
             list(timers),
             has_new,
-            on_time,
             hold,
+            extra,
             PaneHistory(*history),
             last,
             [list(r) for r in retractions],
             closed,
+            batch,
         )
 
 
@@ -104,11 +109,3 @@ def _widen(span: list[int] | None, low: int, high: int) -> list[int]:
         return [low, high]
     return [min(span[0], low), max(span[1], high)]
 
-
-def merge_spans(spans: list[list[int] | None]) -> list[int] | None:
-    """The range covering every given range (None when none is given)."""
-    out: list[int] | None = None
-    for span in spans:
-        if span is not None:
-            out = _widen(out, span[0], span[1])
-    return out

@@ -15,8 +15,9 @@ from itertools import count
 from numbers import Integral
 from typing import Any, NamedTuple
 
+from bolts.aggregate_holds import add_holds, holding, merge_holds
 from bolts.aggregate_spec import AggregateSpec
-from bolts.aggregate_window_state import Key, WindowState, merge_spans
+from bolts.aggregate_window_state import Key, WindowState
 from bolts.value_codec import pack_value
 from bolts.window_schedule import WindowSchedule
 from windowing.assigners import Sessions, TimeDifferenceWindows, Window
@@ -32,12 +33,14 @@ class Placement(NamedTuple):
     ``windows``: the live windows it goes to. ``seeded``: time-difference windows its arrival
     created already holding earlier records (their triggers saw those records, so they are
     consulted this batch too). ``kept``: whether it is kept for time-difference windows created
-    later; such a tuple is not late even when no live window takes it.
+    later; such a tuple is not late even when no live window takes it. ``dropped``: tuples
+    placed earlier in this batch that are dropped with it (sessions merged into a closed one).
     """
 
     windows: list[WindowState]
     seeded: tuple[WindowState, ...] = ()
     kept: bool = False
+    dropped: int = 0
 
 
 class WindowTable:
@@ -59,6 +62,10 @@ class WindowTable:
         self._oldest: list[tuple[int, int, Key]] = []
         self._ties = count()
         self.seq = 0
+        # Each key's output watermark where its windows' holds keep it behind the input watermark
+        # (bolts.aggregate_holds); every other key's is the input watermark.
+        self.output_marks: dict[Key, int] = {}
+        self.output_base = -(2**63)  # ... the input watermark at the last move (set by the task)
         self.changes: TableChanges | None = None
         self.schedule = WindowSchedule(self.windows, spec.allowed_lateness_ms)
 
@@ -85,6 +92,30 @@ class WindowTable:
     def _touch_buckets(self, key: Key) -> None:
         if self.changes is not None:
             self.changes.bucket_keys[key] = None
+
+    # Output watermarks -------------------------------------------------------------------------
+    def output_watermark(self, key: Key) -> int:
+        """The output watermark of ``key``: as the last watermark move left it."""
+        return self.output_marks.get(key, self.output_base)
+
+    def advance_output(self, input_wm: int) -> None:
+        """Move every key's output watermark to ``input_wm``, held back by the holds of the key's windows.
+
+        Costs one pass over the live windows per watermark move.
+        """
+        combiner = self.spec.timestamp_combiner
+        marks: dict[Key, int] = {}
+        for ws in self.windows.values():
+            held = holding(ws, combiner)
+            if held is not None and held < input_wm and held < marks.get(ws.key, input_wm):
+                marks[ws.key] = held
+        self.output_marks = marks
+        self.output_base = input_wm
+
+    def saved_output_marks(self) -> list[list[Any]]:
+        """The held output watermarks as plain data, in the order of their encoded keys."""
+        keys = sorted(self.output_marks, key=lambda k: pack_value(list(k)))
+        return [[list(k), self.output_marks[k]] for k in keys]
 
     # Windows ------------------------------------------------------------------------------------
     def expired(self, window: Window, watermark: int) -> bool:
@@ -122,8 +153,11 @@ class WindowTable:
         _discard(self.starts, ws.key, ws.window.start)
         _discard(self.sessions, ws.key, ws.window)
 
-    def restore(self, windows: list[WindowState], buckets: list[list[Any]], seq: int) -> None:
-        """Rebuild from saved windows and time-difference buckets ``[key, times, [[acc, n], ...]]``."""
+    def restore(
+        self, windows: list[WindowState], buckets: list[list[Any]], seq: int, output_marks: list[list[Any]]
+    ) -> None:
+        """Rebuild from saved windows, time-difference buckets ``[key, times, [[acc, n], ...]]`` and output marks."""
+        self.output_marks = {tuple(k): wm for k, wm in output_marks}
         for ws in windows:
             self._index(ws)
         for key, times, accs in buckets:
@@ -147,7 +181,7 @@ class WindowTable:
         if spec.time_difference is not None:
             return self._time_difference(key, ts, tup, watermark, now)
         if isinstance(spec.assigner, Sessions):
-            return Placement(self._session(key, ts, watermark, now))
+            return self._session(key, ts, watermark, now)
         return Placement(self._plain(key, spec.assigner.assign(ts), watermark))
 
     def _plain(self, key: Key, windows: list[Window], watermark: int) -> list[WindowState]:
@@ -159,24 +193,27 @@ class WindowTable:
                 mine = self.by_key[key]
         return out
 
-    def _session(self, key: Key, ts: int, watermark: int, now: int) -> list[WindowState]:
+    def _session(self, key: Key, ts: int, watermark: int, now: int) -> Placement:
         proto = Window(ts, ts + self.spec.assigner.gap_ms)  # type: ignore[union-attr]
         if self.expired(proto, watermark):
-            return []
+            return Placement([])
         mine = self.by_key.get(key, {})
         merged, absorbed = Sessions.merge_with(proto, self._sessions_overlapping(key, proto))
         if absorbed == [merged]:
-            return [mine[merged]]  # the proto-session fits in an open session
+            return Placement([mine[merged]])  # the proto-session fits in an open session
         closed = mine.get(merged)
         if closed is not None:
-            # A closed session with exactly these bounds: the tuple is dropped as Beam drops it (its
-            # trigger is finished in that window). Beam would still merge the open parts into the
-            # closed window and lose them; squall leaves them as they are.
-            return [closed]
+            # The merge lands on a closed session's bounds: as in Beam's runner, the open parts merge into
+            # that closed window and are lost, and their tuples of this batch are dropped with this one
+            # (ReduceFnRunnerTest.testMergingWithClosedRepresentative).
+            parts = [mine[w] for w in absorbed]
+            for ws in parts:
+                self.delete(ws)
+            return Placement([closed], dropped=sum(ws.batch_tuples for ws in parts))
         if not absorbed:
-            return [self.create(key, proto)]
+            return Placement([self.create(key, proto)])
         sources = [mine[w] for w in absorbed]
-        return [self._merge(key, merged, sources, watermark, now)]
+        return Placement([self._merge(key, merged, sources, watermark, now)])
 
     def _sessions_overlapping(self, key: Key, proto: Window) -> list[Window]:
         """The open sessions of ``key`` that ``proto`` overlaps, by bisection: O(log n + overlaps), not O(n)."""
@@ -197,25 +234,28 @@ class WindowTable:
         merged (``TriggerStateMachineRunner.onMerge`` over the merged windows only,
         not the new proto-session, which has no state), the element holds combine
         (``WatermarkHold.onMerge``), and the pane history of the parts is dropped
-        (``paneInfoTracker.clear``): the merged window's first pane has index 0. It
-        counts as having had on-time data only while the watermark is before its
-        end, so its first pane is LATE once the watermark passed it. When the
-        merged trigger is finished at once the window is closed.
+        (``paneInfoTracker.clear``): the merged window's first pane has index 0. The
+        parts' holds carried over keep the key's output watermark where it was, so
+        that pane is ON_TIME or LATE by the output watermark like any other. When
+        the merged trigger is finished at once the window is closed.
         """
         spec = self.spec
         for ws in sources:
             self.delete(ws)
         merged = self.create(key, window)
         merged.acc = spec.aggregator.merge([ws.acc for ws in sources])
-        ctx = TriggerContext(merged.trigger, window_end=window.end, watermark=watermark, now=now, timers=merged.timers)
+        ctx = TriggerContext(
+            merged.trigger, window_end=window.end, watermark=watermark, now=now, timers=merged.timers, merging=True
+        )
         source_ctxs = [
-            TriggerContext(ws.trigger, window_end=ws.window.end, watermark=watermark, now=now) for ws in sources
+            TriggerContext(ws.trigger, window_end=ws.window.end, watermark=watermark, now=now, merging=True)
+            for ws in sources
         ]
         spec.trigger.on_merge(ctx, source_ctxs)
         merged.closed = ctx.finished
         merged.has_new = any(ws.has_new for ws in sources)
-        merged.on_time_data = watermark < window.end
-        merged.hold = merge_spans([ws.hold for ws in sources])
+        merged.batch_tuples = sum(ws.batch_tuples for ws in sources)
+        merge_holds(merged, sources, spec, input_wm=watermark, output_wm=self.output_watermark(key))
         if spec.mode.retracts:
             for ws in sources:
                 merged.retractions.extend(ws.retractions)
@@ -270,10 +310,10 @@ class WindowTable:
         for _ in range(sum(b[1] for b in buckets[lo:hi])):
             self.spec.trigger.on_element(ctx)
         ws.has_new = True
-        ws.on_time_data = watermark < window.end
-        held = bisect_left(times, watermark, lo, hi)  # records behind the watermark hold nothing
-        if held < hi:
-            ws.hold_timestamps(times[held], times[hi - 1])
+        output_wm = self.output_watermark(key)
+        held = bisect_left(times, output_wm, lo, hi)  # records behind the output watermark hold nothing
+        span = (times[held], times[hi - 1]) if held < hi else None
+        add_holds(ws, self.spec, span, held > lo, input_wm=watermark, output_wm=output_wm)
         self.touch(ws)
         return ws
 

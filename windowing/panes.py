@@ -1,9 +1,11 @@
 """Panes: each emission of a window's result, and where it stands against the watermark.
 
-:func:`describe_pane` follows Beam's Java runner (``PaneInfoTracker``): a pane
-is LATE once a non-early pane was emitted or when the window had no data before
-the watermark passed its end; EARLY while the watermark is before the window's
-end; otherwise it is the window's one ON_TIME pane. ``index`` counts every pane
+:func:`describe_pane` follows Beam's Java runner (``PaneInfoTracker.describePane``):
+a pane is LATE once a non-early pane was emitted or when the *output* watermark
+(the input watermark held back by the key's watermark holds, see
+:mod:`bolts.aggregate_holds`) has passed the window's end; EARLY while the
+*input* watermark is before the window's end; otherwise it is the window's one
+ON_TIME pane. ``index`` counts every pane
 of the window from 0; ``nonspeculative_index`` counts the ON_TIME and LATE
 panes from 0 and is -1 for EARLY panes. A window made by merging sessions
 starts afresh at index 0, as Beam's runner clears the merged windows' pane
@@ -56,19 +58,18 @@ class PaneHistory(NamedTuple):
 
 
 def describe_pane(
-    history: PaneHistory, *, watermark: int, window_end: int, had_on_time_data: bool, is_last: bool
+    history: PaneHistory, *, input_wm: int, output_wm: int, window_end: int, is_last: bool
 ) -> tuple[PaneInfo, PaneHistory]:
     """The next pane of a window and the history after it.
 
-    ``had_on_time_data``: whether the window got a tuple while the watermark was
-    still before its end (Beam's end-of-window hold); without one the output
-    watermark is already past the window and the pane can only be LATE.
+    ``output_wm`` is the key's held output watermark: once it reached the
+    window's end, no pane of the window can be on time any more.
     """
     only_early_so_far = history.last_timing in (None, Timing.EARLY)
     nonspeculative = history.last_nonspeculative + 1
-    if not only_early_so_far or (watermark >= window_end and not had_on_time_data):
+    if not only_early_so_far or output_wm >= window_end:
         timing = Timing.LATE
-    elif watermark < window_end:
+    elif input_wm < window_end:
         timing, nonspeculative = Timing.EARLY, -1
     else:
         timing = Timing.ON_TIME
@@ -76,10 +77,3 @@ def describe_pane(
     last_nonspec = history.last_nonspeculative if nonspeculative == -1 else nonspeculative
     return pane, PaneHistory(history.next_index + 1, last_nonspec, str(timing))
 
-
-def would_be_on_time(history: PaneHistory, *, watermark: int, window_end: int, had_on_time_data: bool) -> bool:
-    """Whether the next pane would be the ON_TIME pane (emitted even with no new data, as Beam does)."""
-    pane, _ = describe_pane(
-        history, watermark=watermark, window_end=window_end, had_on_time_data=had_on_time_data, is_last=False
-    )
-    return pane.timing == Timing.ON_TIME

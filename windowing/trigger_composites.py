@@ -52,19 +52,23 @@ class Repeatedly(Trigger):
             child.clear()
 
     def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
-        """Merge the child's state, restarting it when the merge finished it; never finished."""
+        """Merge the child's state; never finished. As Beam's ``RepeatedlyStateMachine.onMerge``, which only delegates.
+
+        A child the merge finished stays so until it fires again (it restarts then).
+        """
         ctx.set_finished(False)
-        child = ctx.child(0)
-        self.trigger.on_merge(child, [s.child(0) for s in sources])
-        if child.finished:
-            child.clear()
+        self.trigger.on_merge(ctx.child(0), [s.child(0) for s in sources])
 
 
 @dataclass(frozen=True, init=False)
 class AfterEach(Trigger):
     """Runs its triggers one after the other: fires as the current one does, moves on when it finishes.
 
-    Finishes when the last one finishes. Only the current trigger sees tuples.
+    Finishes when the last one finishes. The current trigger is the first one
+    not finished. As Beam's ``AfterEachStateMachine``: with windows that do not
+    merge only the current trigger sees tuples; with merging windows (sessions)
+    every trigger sees them, since a merge may bring a finished one back, and
+    each pane clears every trigger's state (not their finished bits).
     """
 
     triggers: tuple[Trigger, ...]
@@ -73,14 +77,21 @@ class AfterEach(Trigger):
         object.__setattr__(self, "triggers", _children("AfterEach", triggers))
 
     def _current(self, ctx: TriggerContext) -> int:
-        return int(ctx.get("current", 0))
+        for i in range(len(self.triggers)):
+            if not ctx.child(i).finished:
+                return i
+        return len(self.triggers) - 1
 
     def on_element(self, ctx: TriggerContext) -> None:
-        """Pass the tuple to the current trigger."""
+        """Pass the tuple on (see :meth:`on_elements`)."""
         self.on_elements(ctx, 1)
 
     def on_elements(self, ctx: TriggerContext, count: int) -> None:
-        """Pass the tuples to the current trigger."""
+        """Pass the tuples to the current trigger; to every trigger when windows merge."""
+        if ctx.merging:
+            for i, t in enumerate(self.triggers):
+                t.on_elements(ctx.child(i), count)
+            return
         i = self._current(ctx)
         self.triggers[i].on_elements(ctx.child(i), count)
 
@@ -90,15 +101,17 @@ class AfterEach(Trigger):
         return self.triggers[i].should_fire(ctx.child(i))
 
     def on_fire(self, ctx: TriggerContext) -> None:
-        """Fire the current trigger; move to the next when it finished."""
+        """Fire the current trigger (the next one becomes current when it finished); finish after the last.
+
+        With merging windows every trigger's state is then cleared, finished bits kept.
+        """
         i = self._current(ctx)
-        child = ctx.child(i)
-        self.triggers[i].on_fire(child)
-        if child.finished:
-            if i + 1 == len(self.triggers):
-                ctx.set_finished()
-            else:
-                ctx.set("current", i + 1)
+        self.triggers[i].on_fire(ctx.child(i))
+        if ctx.merging:
+            for j in range(len(self.triggers)):
+                ctx.child(j).clear_state()
+        if all(ctx.child(j).finished for j in range(len(self.triggers))):
+            ctx.set_finished()
 
     def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
         """Merge the children up to the first unfinished one, which is current; later ones start empty.
@@ -110,9 +123,7 @@ class AfterEach(Trigger):
             child.on_merge(ctx.child(i), [s.child(i) for s in sources])
             if not ctx.child(i).finished:
                 break
-        unfinished = [i for i in range(len(self.triggers)) if not ctx.child(i).finished]
-        ctx.set("current", unfinished[0] if unfinished else len(self.triggers) - 1)
-        ctx.set_finished(not unfinished)
+        ctx.set_finished(all(ctx.child(j).finished for j in range(len(self.triggers))))
 
 
 @dataclass(frozen=True, init=False)

@@ -30,7 +30,7 @@ class TriggerResult(Enum):
 class TriggerContext:
     """One window's trigger state seen at one instant, under one prefix."""
 
-    __slots__ = ("_prefix", "_state", "_timers", "now", "watermark", "window_end")
+    __slots__ = ("_prefix", "_state", "_timers", "merging", "now", "watermark", "window_end")
 
     def __init__(
         self,
@@ -41,6 +41,7 @@ class TriggerContext:
         now: int,
         timers: list[int] | None = None,
         prefix: str = "",
+        merging: bool = False,
     ) -> None:
         self._state = state
         self._timers = timers if timers is not None else []
@@ -48,12 +49,13 @@ class TriggerContext:
         self.window_end = window_end
         self.watermark = watermark
         self.now = now
+        self.merging = merging  # the windows may merge (sessions), as Beam's TriggerContext.isMerging()
 
     def child(self, index: int) -> TriggerContext:
         """The context of child ``index``: its state lives under ``"<prefix><index>/"``."""
         return TriggerContext(
             self._state, window_end=self.window_end, watermark=self.watermark, now=self.now,
-            timers=self._timers, prefix=f"{self._prefix}{index}/",
+            timers=self._timers, prefix=f"{self._prefix}{index}/", merging=self.merging,
         )
 
     def get(self, name: str, default: Any = None) -> Any:
@@ -67,6 +69,11 @@ class TriggerContext:
     def clear(self) -> None:
         """Forget everything under this prefix (this trigger's and its children's state)."""
         for name in [k for k in self._state if k.startswith(self._prefix)]:
+            del self._state[name]
+
+    def clear_state(self) -> None:
+        """Forget this trigger's and its children's state but keep their finished bits (Beam's ``invokeClear``)."""
+        for name in [k for k in self._state if k.startswith(self._prefix) and not k.endswith(FINISHED)]:
             del self._state[name]
 
     @property

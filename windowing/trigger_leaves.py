@@ -120,17 +120,19 @@ class AfterProcessingTime(Trigger):
         return deadline is not None and ctx.now >= deadline
 
     def on_fire(self, ctx: TriggerContext) -> None:
-        """Finish."""
+        """Finish, forgetting the deadline (Beam's ``onOnlyFiring`` clears the delay)."""
+        ctx.set("deadline", None)
         ctx.set_finished()
 
     def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
-        """Finished when finished in any source; otherwise the earliest pending deadline of the sources.
+        """Not finished, with the earliest deadline of the sources: it comes back even where it had fired.
 
-        As Beam's ``AfterDelayFromFirstElementStateMachine.onMerge``.
+        As Beam's ``AfterDelayFromFirstElementStateMachine.onMerge``, which merges
+        the sources' delays and looks only at the merged window's own finished
+        bit; that window is new, so the bit is clear (only ``AfterCount`` asks
+        whether it finished in any merged window). A source where it fired has
+        no delay left (cleared when it fired), so it adds none.
         """
-        if any(s.finished for s in sources):
-            ctx.set_finished()
-            return
         ctx.set_finished(False)
         deadlines = [s.get("deadline") for s in sources if s.get("deadline") is not None]
         if deadlines:

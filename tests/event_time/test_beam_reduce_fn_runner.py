@@ -28,6 +28,7 @@ from windowing.triggers import (
     AfterProcessingTime,
     AfterWatermark,
     DefaultTrigger,
+    Never,
     Repeatedly,
 )
 
@@ -73,21 +74,108 @@ SESSIONS = Sessions(Duration(10))
 # Output timestamps from watermark holds -------------------------------------------------------------
 def test_watermark_hold_and_late_data():
     """testWatermarkHoldAndLateData: a pane's timestamp combines only the elements since the last pane that were
-    not behind the watermark; a pane of late elements only is stamped at the end of the window (9).
+    not behind the output watermark; a pane of late elements only is stamped at the end of the window (9).
 
-    Java fires its mocked trigger on chosen elements; ``Repeatedly(AfterCount(1))`` fires at the end of each
-    batch instead, so the panes come at the same points with squall's EARLY/LATE timing.
+    Java fires its mocked trigger on the 4th element of the first two bundles, then at the end of the window;
+    ``AfterWatermark(early=AfterCount(4), late=Never())`` fires at the same points. The third pane is ON_TIME
+    (the output watermark, 8, is before the end), the garbage-collection pane LATE; nothing is dropped.
     """
-    h = harness(bolt(FIXED, Repeatedly(AfterCount(1)), lateness=10))
-    h.feed_batch(rows(1, 3, 2))  # all on time: earliest 1
+    trigger = AfterWatermark(early=AfterCount(4), late=Never())
+    h = harness(bolt(FIXED, trigger, lateness=10))
+    h.advance_watermark(0)
+    h.feed_batch(rows(1, 3, 2, 2))  # all on time: earliest 1
     h.advance_watermark(4)
-    h.feed_batch(rows(2, 3, 5, 4))  # 2 and 3 are behind the watermark; 5 and 4 hold: earliest 4
+    h.feed_batch(rows(2, 3, 5, 4))  # 2 and 3 are behind the output watermark; 5 and 4 hold: earliest 4
     h.advance_watermark(8)
-    h.feed_batch(rows(6, 5, 4))  # all behind the watermark: end of window
-    h.advance_watermark(12)
+    h.feed_batch(rows(6, 5, 4))  # all behind the output watermark (8): no element hold
+    h.advance_watermark(10)  # the ON_TIME pane, stamped at the end of the window
     h.feed_batch(rows(8))  # late: end of window
     h.advance_watermark(50)
-    assert [(v, ts) for v, ts, *_ in out(h)] == [(6, 1), (20, 4), (35, 9), (43, 9)]
+    assert out(h) == [
+        (8, 1, 0, 10, ("EARLY", 0, -1, False)),
+        (22, 4, 0, 10, ("EARLY", 1, -1, False)),
+        (37, 9, 0, 10, ("ON_TIME", 2, 0, False)),
+        (45, 9, 0, 10, ("LATE", 3, 1, True)),
+    ]
+    assert (h.task.closed_window_drops, h.task.late_tuples) == (0, 0)
+
+
+def test_output_watermark_holds_a_later_tuple():
+    """The window's own hold keeps the output watermark back (``WatermarkHold.addElementHold`` compares with the
+    output watermark, not the input one): with ``latest``, 30 arrives behind the input watermark (50) but not
+    behind the output watermark (10, held by the 10), so it holds and stamps the pane."""
+    h = harness(bolt(FixedWindows(Duration(100)), AfterWatermark(), combiner="latest"))
+    h.advance_watermark(0)
+    h.feed_batch(rows(10))
+    h.advance_watermark(50)
+    h.feed_batch(rows(30))
+    h.advance_watermark(100)
+    assert out(h) == [(40, 30, 0, 100, ("ON_TIME", 0, 0, True))]
+
+
+def test_a_pane_after_the_holds_were_released_past_the_end_is_late():
+    """An EARLY pane releases the holds (``WatermarkHold.extractAndRelease``); the watermark then passes the end
+    with no pane, so the output watermark passes the window and the next pane is LATE
+    (``PaneInfoTracker.describePane``: ``isLateForOutput``)."""
+    h = harness(bolt(FIXED, Repeatedly(AfterCount(1)), lateness=100))
+    h.advance_watermark(0)
+    h.feed_batch(rows(1))
+    h.advance_watermark(20)
+    h.feed_batch(rows(5))
+    assert out(h) == [(1, 1, 0, 10, ("EARLY", 0, -1, False)), (6, 9, 0, 10, ("LATE", 1, 0, False))]
+
+
+def test_no_empty_late_pane_at_collection():
+    """After an EARLY pane and no data since, the garbage-collection pane is LATE and empty, so it is not
+    emitted (``ReduceFnRunner.needToEmit``): the ON_TIME-when-empty rule does not apply."""
+    h = harness(bolt(FIXED, Repeatedly(AfterCount(2)), lateness=100))
+    h.advance_watermark(0)
+    h.feed_batch(rows(1, 2))
+    h.advance_watermark(20)
+    h.advance_watermark(200)
+    assert out(h) == [(3, 1, 0, 10, ("EARLY", 0, -1, False))]
+
+
+def test_processing_time():
+    """testProcessingTime: early panes every 5 ms of processing time until the watermark, then every 25 ms."""
+    trigger = AfterEach(
+        Repeatedly(AfterProcessingTime(Duration(5))).or_finally(AfterWatermark()),
+        Repeatedly(AfterProcessingTime(Duration(25))),
+    )
+    h = harness(bolt(FIXED, trigger, lateness=100))
+    one = lambda *ts: [("a", t, 1) for t in ts]  # noqa: E731 - Java injects value 1 here
+    h.advance_watermark(0)
+    h.feed_batch(one(1, 3, 7, 5))
+    h.advance_to(6)
+    h.feed_batch(one(8, 4))
+    h.advance_watermark(11)
+    h.feed_batch(one(8, 4, 5))
+    h.advance_watermark(12)
+    h.feed_batch(one(3))
+    h.advance_to(15)
+    h.feed_batch(one(5))
+    h.advance_to(32)
+    h.feed_batch(one(3))
+    h.advance_watermark(125)
+    assert out(h) == [
+        (4, 1, 0, 10, ("EARLY", 0, -1, False)),
+        (6, 4, 0, 10, ("ON_TIME", 1, 0, False)),
+        (11, 9, 0, 10, ("LATE", 2, 1, False)),
+        (12, 9, 0, 10, ("LATE", 3, 2, True)),
+    ]
+
+
+def test_garbage_collection_hold_on_late_elements():
+    """setGarbageCollectionHoldOnLateElements: a tuple behind the output watermark adds the garbage-collection
+    hold, so its pane, fired at collection, is emitted (LATE, stamped at the end of the window)."""
+    trigger = AfterWatermark(late=AfterCount(2))
+    h = harness(bolt(FIXED, trigger, mode=M.DISCARDING, lateness=100, combiner="end_of_window"))
+    h.advance_watermark(0)
+    h.feed_batch(rows(1))
+    h.advance_watermark(109)
+    h.feed_batch(rows(2))
+    h.advance_watermark(110)
+    assert out(h) == [(1, 9, 0, 10, ("ON_TIME", 0, 0, False)), (2, 9, 0, 10, ("LATE", 1, 1, True))]
 
 
 @pytest.mark.parametrize(
@@ -144,7 +232,11 @@ def test_no_empty_panes_final(closing, count):
     h.feed_batch(rows(1, 2))
     h.advance_watermark(20)
     h.advance_watermark(250)
-    assert [(v, ts) for v, ts, *_ in out(h)] == [(3, 1), (3, 9), (3, 9)][:count]
+    assert out(h) == [
+        (3, 1, 0, 10, ("EARLY", 0, -1, False)),
+        (3, 9, 0, 10, ("ON_TIME", 1, 0, False)),
+        (3, 9, 0, 10, ("LATE", 2, 1, True)),
+    ][:count]
 
 
 def test_pane_info_final_and_on_time():
@@ -230,6 +322,33 @@ def test_merging_with_reused_window():
     assert h.task.closed_window_drops == 1
     h.advance_watermark(100)
     assert out(h) == [(1, 1, 1, 11, ("ON_TIME", 0, 0, True))]
+    assert not h.task.table.windows  # hasNoActiveWindows: the closed session was collected
+
+
+def test_merging_with_closed_representative():
+    """testMergingWithClosedRepresentative: the second bundle's sessions merge into [1, 18), the bounds of the
+    closed session: the open parts are lost and all three elements are dropped as closed."""
+    h = harness(bolt(SESSIONS, AfterCount(1), mode=M.DISCARDING, lateness=50))
+    h.feed_batch(rows(1, 8))
+    h.feed_batch(rows(1, 2, 8))
+    h.advance_watermark(100)
+    assert out(h) == [(9, 1, 1, 18, ("EARLY", 0, -1, True))]
+    assert h.task.closed_window_drops == 3
+    assert not h.task.table.windows
+
+
+def test_a_closed_session_stays_out_of_the_merge_index_across_a_restart():
+    """A closed session is not active (Beam's ``MergingActiveWindowSet``) also after a snapshot and restore:
+    a proto-session overlapping it opens a new session instead of joining or being dropped."""
+    h = harness(bolt(SESSIONS, AfterCount(1), mode=M.DISCARDING, lateness=50))
+    h.feed_batch(rows(1))  # [1, 11) fires and closes
+    state = h.task.snapshot()
+    h2 = harness(bolt(SESSIONS, AfterCount(1), mode=M.DISCARDING, lateness=50))
+    h2.task.restore(state)
+    assert h2.task.table.sessions.get(("a",), []) == []
+    h2.feed_batch(rows(5))  # [5, 15) overlaps the closed [1, 11) only
+    assert out(h2) == [(5, 5, 5, 15, ("EARLY", 0, -1, True))]
+    assert h2.task.closed_window_drops == 0
 
 
 def test_merging_with_closed_does_not_poison():
@@ -253,15 +372,44 @@ def test_a_merged_window_restarts_its_panes_and_keeps_finished_once_triggers():
     """``ReduceFnRunner.OnMergeCallback.onMerge`` clears the parts' pane info, so the merged window's first pane
     has index 0; ``AfterPaneStateMachine.onMerge`` keeps an ``AfterCount`` finished in any part finished.
 
-    [0, 15) fired its AfterCount(1) (AfterEach moved to AfterCount(2)); [20, 35) has not. The 10 merges them:
-    the AfterCount(1) stays finished, so AfterCount(2) is current and waits for a second tuple.
+    With merging windows ``AfterEachStateMachine`` runs every child on each element and clears them all at
+    each pane. [0, 15) fired its AfterCount(1); [20, 35) has not, and its AfterCount(2) counted the 20 too.
+    The 10 merges them: AfterCount(1) stays finished, AfterCount(2) has 2 tuples and fires, the last pane.
+    The 30 then starts a session of its own.
     """
     h = harness(bolt(Sessions(Duration(15)), AfterEach(AfterCount(1), AfterCount(2)), lateness=100))
     h.feed_batch(rows(0))
     h.feed_batch([*rows(20), *rows(10)])
-    assert len(out(h)) == 1  # only [0, 15)'s pane: the merged window does not fire at its first tuple
+    assert out(h) == [(0, 0, 0, 15, ("EARLY", 0, -1, False)), (30, 10, 0, 35, ("EARLY", 0, -1, True))]
     h.feed_batch(rows(30))
-    assert out(h)[1:] == [(60, 10, 0, 45, ("EARLY", 0, -1, True))]  # the 0 was released by [0, 15)'s pane
+    assert out(h)[2:] == [(30, 30, 30, 45, ("EARLY", 0, -1, False))]
+
+
+def test_after_processing_time_comes_back_after_a_merge():
+    """``AfterDelayFromFirstElementStateMachine.onMerge`` looks at the merged window's own finished bit (clear,
+    the window is new): an ``AfterProcessingTime`` that fired in a part comes back, due at the earliest delay
+    left in the parts (11, from the 12: the fired part's delay was cleared by ``AfterEach`` at its pane)."""
+    h = harness(bolt(SESSIONS, AfterEach(AfterProcessingTime(Duration(5)), AfterCount(2)), lateness=100))
+    h.feed_batch(rows(0))
+    h.advance_to(6)  # [0, 10) fires
+    h.feed_batch(rows(12))
+    h.advance_to(7)
+    h.feed_batch(rows(8))  # [0, 10) + [8, 18) + [12, 22)
+    h.advance_to(13)
+    assert out(h) == [(0, 0, 0, 10, ("EARLY", 0, -1, False)), (20, 8, 0, 22, ("EARLY", 0, -1, False))]
+
+
+def test_a_window_merged_after_its_end_is_on_time_while_its_parts_hold():
+    """``WatermarkHold.onMerge`` carries the parts' element holds into the merged window: the output
+    watermark stays at 0, so the merged window's first pane is ON_TIME though the input watermark (30) has
+    passed its end."""
+    h = harness(bolt(SESSIONS, Repeatedly(AfterCount(2)), lateness=100))
+    h.advance_watermark(0)
+    h.feed_batch(rows(0))
+    h.feed_batch(rows(15))
+    h.advance_watermark(30)
+    h.feed_batch(rows(8))
+    assert out(h) == [(23, 0, 0, 25, ("ON_TIME", 0, 0, False))]
 
 
 def test_the_first_pane_of_a_window_merged_after_its_end_is_late():

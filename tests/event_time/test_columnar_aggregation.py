@@ -83,8 +83,12 @@ rows = st.lists(
 )
 
 
-def bolt_of(assigner, aggregator, trigger, mode, lateness, keys, late_stream, combiner="end_of_window"):
-    # The combiner (issue 14): both paths must hold the output timestamp with the same tuples only.
+def bolt_of(
+    assigner, aggregator, trigger, mode, lateness, keys, late_stream, combiner="end_of_window",
+    closing="fire_if_non_empty",
+):
+    # The combiner and closing behaviour (issue 14): both paths must add the same holds (element and
+    # garbage-collection holds, against each key's output watermark, which the snapshots compare).
     bolt = (
         WindowedAggregateBolt(aggregator, key_fields=keys)
         .with_windows(assigner)
@@ -93,6 +97,7 @@ def bolt_of(assigner, aggregator, trigger, mode, lateness, keys, late_stream, co
         .with_lag(Duration(200))
         .with_watermark_interval(Duration(500))
         .with_timestamp_combiner(combiner)
+        .with_closing_behavior(closing)
     )
     if not isinstance(assigner, GlobalWindows) or trigger is not None:
         bolt = bolt.with_allowed_lateness(Duration(lateness))
@@ -124,11 +129,12 @@ def task_of(bolt):
     late_stream=st.booleans(),
     floats=st.booleans(),
     combiner=st.sampled_from(["end_of_window", "earliest", "latest"]),
+    closing=st.sampled_from(["fire_if_non_empty", "fire_always"]),
 )
 def test_columns_and_tuples_give_the_same_panes_late_tuples_and_state(
-    batches, assigner, aggregator, trigger, mode, lateness, keys, late_stream, floats, combiner
+    batches, assigner, aggregator, trigger, mode, lateness, keys, late_stream, floats, combiner, closing
 ):
-    bolt = bolt_of(assigner, aggregator, trigger, mode, lateness, keys, late_stream, combiner)
+    bolt = bolt_of(assigner, aggregator, trigger, mode, lateness, keys, late_stream, combiner, closing)
     columnar, columnar_out = task_of(bolt)
     per_tuple, per_tuple_out = task_of(bolt)
     assert columnar._columnar

@@ -93,32 +93,57 @@ def count_model(stream, n, early_only):
     """Brute force, DISCARDING sums: per window, fire at a batch end with >= n new tuples.
 
     Garbage collection flushes what is left, and emits the (possibly empty) ON_TIME pane of a
-    window that emitted only EARLY panes after getting a tuple before the watermark passed its end.
+    window that emitted only EARLY panes while its key's output watermark is still before its end.
+    Holds as Beam's ``WatermarkHold`` (``end_of_window`` combiner): a tuple holds the output
+    watermark at ``end - 1`` when that is not behind the key's output watermark and the input
+    watermark is before ``end``, else at ``end - 1 + lateness`` (the garbage-collection hold);
+    every pane releases the window's holds. A key's output watermark is the input watermark held
+    back by its windows' holds, recomputed after each watermark move.
     """
     pending, fired, closed, watermark = defaultdict(lambda: [0, 0]), defaultdict(list), set(), 0
-    settled, on_time_data = set(), set()  # windows that emitted a non-EARLY pane; that got a tuple in time
+    settled = set()  # windows that emitted a non-EARLY pane
+    holds, outputs, base = {}, {}, 0  # window -> hold; key -> output watermark where held; else base
     lateness = 30
 
     def fire(w):
         fired[w].append(pending[w][0])
         pending[w] = [0, 0]
+        holds.pop(w, None)
         if watermark >= w[1] + SIZE:
             settled.add(w)
 
+    def hold(w):
+        end = w[1] + SIZE
+        if end - 1 >= outputs.get(w[0], base) and watermark < end:
+            at = end - 1
+        elif end - 1 + lateness >= watermark:
+            at = end - 1 + lateness
+        else:
+            return
+        holds[w] = min(holds.get(w, at), at)
+
     def move(to):
-        nonlocal watermark
+        nonlocal watermark, base
         for w in sorted(pending, key=lambda w: (w[1], w[0])):
             end = w[1] + SIZE
             if early_only and w not in closed and watermark < end <= to:
                 fired[w].append(pending[w][0])  # the ON_TIME pane, emitted even when empty
                 pending[w] = [0, 0]
+                holds.pop(w, None)
                 closed.add(w)
             if end + lateness <= to and w not in closed:
-                if pending[w][1] or (w in on_time_data and w not in settled):
+                on_time = w not in settled and outputs.get(w[0], base) < end
+                if pending[w][1] or on_time:
                     fired[w].append(pending[w][0])
                     pending[w] = [0, 0]
+                holds.pop(w, None)
                 closed.add(w)  # collected: nothing more comes out of it
         watermark = max(watermark, to)
+        outputs.clear()
+        base = watermark
+        for (key, _), at in holds.items():
+            if at < min(watermark, outputs.get(key, watermark)):
+                outputs[key] = at
 
     for kind, arg in stream:
         if kind == "batch":
@@ -129,8 +154,7 @@ def count_model(stream, n, early_only):
                     continue
                 pending[w][0] += v
                 pending[w][1] += 1
-                if watermark < w[1] + SIZE:
-                    on_time_data.add(w)
+                hold(w)
                 touched.append(w)
             for w in dict.fromkeys(touched):
                 if early_only and watermark >= w[1] + SIZE:  # first seen after the watermark passed its end

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import msgpack
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,14 +24,16 @@ step = st.one_of(
 )
 
 
-def make(assigner, start=0):
+def make(assigner, start=0, on_time="fire_always"):
     trigger = AfterWatermark(early=AfterProcessingTime(Duration(500)), late=AfterCount(1))
-    # The earliest combiner: the snapshot must carry each window's hold (issue 14).
+    # The earliest combiner: the snapshot must carry each window's holds and each key's output
+    # watermark (issue 14); both on-time behaviours, since an empty ON_TIME pane depends on them.
     bolt = (
         sum_bolt(assigner, mode=M.ACCUMULATING_AND_RETRACTING)
         .with_trigger(trigger)
         .with_lag(Duration(5))
         .with_timestamp_combiner("earliest")
+        .with_on_time_behavior(on_time)
     )
     if not isinstance(assigner, TimeDifferenceWindows):
         bolt = bolt.with_allowed_lateness(Duration(30))
@@ -38,19 +41,33 @@ def make(assigner, start=0):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from(ASSIGNERS), st.lists(step, max_size=10), st.lists(step, max_size=10))
-def test_snapshot_rebuild_continue_equals_uninterrupted(assigner, before, after):
-    whole = make(assigner)
+@given(
+    st.sampled_from(ASSIGNERS),
+    st.sampled_from(["fire_always", "fire_if_non_empty"]),
+    st.lists(step, max_size=10),
+    st.lists(step, max_size=10),
+)
+def test_snapshot_rebuild_continue_equals_uninterrupted(assigner, on_time, before, after):
+    whole = make(assigner, on_time=on_time)
     replay(whole, before + after)
     whole.close()
 
-    first = make(assigner)
+    first = make(assigner, on_time=on_time)
     replay(first, before)
     saved = first.task.snapshot()
     assert saved == first.task.snapshot()  # deterministic
     data = msgpack.unpackb(msgpack.packb(saved), strict_map_key=False)
-    second = make(assigner, start=first.now)  # a fresh task at the saved processing time
+    second = make(assigner, start=first.now, on_time=on_time)  # a fresh task at the saved processing time
     second.task.restore(data)
     replay(second, after)
     second.close()
     assert first.emitted + second.emitted == whole.emitted
+
+
+def test_an_older_snapshot_is_refused_with_its_version():
+    h = make(Sessions(Duration(15)))
+    replay(h, [("batch", [("a", 1, 1)])])
+    saved = h.task.snapshot()
+    saved["version"] = 1
+    with pytest.raises(ValueError, match=r"snapshot version 1, expected \d+"):
+        make(Sessions(Duration(15))).task.restore(saved)

@@ -50,6 +50,7 @@ config = st.fixed_dictionaries(
         # Holds and the closing behaviour (issue 14) are window state too: they must survive a restart.
         "combiner": st.sampled_from(["end_of_window", "earliest", "latest"]),
         "closing": st.sampled_from(["fire_if_non_empty", "fire_always"]),
+        "on_time": st.sampled_from(["fire_always", "fire_if_non_empty"]),
     }
 )
 step = st.one_of(
@@ -74,6 +75,7 @@ def build(cfg, state):
         .with_late_tuple_stream("late")
         .with_timestamp_combiner(cfg.get("combiner", "end_of_window"))
         .with_closing_behavior(cfg.get("closing", "fire_if_non_empty"))
+        .with_on_time_behavior(cfg.get("on_time", "fire_always"))
     )
     if cfg["assigner"] != "time_difference":
         bolt = bolt.with_allowed_lateness(Duration(cfg["lateness"]))
@@ -241,3 +243,20 @@ def test_an_accumulator_that_cannot_be_stored_fails_the_commit_naming_the_aggreg
         r"the accumulators of .*DistinctValues.* must be plain data",
     ):
         stored.commit()
+
+
+def test_a_store_of_an_older_version_is_refused_before_its_windows_are_read():
+    """A version-1 store (windows of another layout) fails with the version message, not while unpacking."""
+    from bolts.value_codec import pack_value, unpack_value
+    from bolts.window_state_codec import META_KEY
+
+    bolt = WindowedAggregateBolt(aggregators.count()).with_windows(GlobalWindows()).with_timestamp_field("ts")
+    h = BoltHarness(bolt, fields=FIELDS, state="memory://")
+    h.feed_batch([["a", 1, "x"]])
+    h.commit()
+    store = h.task.store
+    meta = unpack_value(store.get(META_KEY))
+    meta["version"] = 1
+    store.commit(99, {META_KEY: pack_value(meta), b"w/" + (10**6).to_bytes(8, "big"): pack_value([1, 2, 3])}, [])
+    with pytest.raises(ValueError, match=r"snapshot version 1, expected \d+"):
+        h.restart()
