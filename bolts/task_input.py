@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector off while a batch's values and tuples are built.
 
     They hold no reference cycles, and building hundreds of thousands of them
@@ -58,7 +58,7 @@ class Segment:
         """The rows as Python values, in order."""
         if self.table is None:
             return list(self.rows or ())
-        with _collector_paused():
+        with collector_paused():
             columns = [self.table.column(i).to_pylist() for i in range(self.table.num_columns)]
             return list(zip(*columns, strict=True)) if columns else [() for _ in range(self.table.num_rows)]
 
@@ -67,7 +67,7 @@ class Segment:
         fields, stream, source, task = self.fields, self.stream, self.source_component, self.source_task
         if self.table is not None:  # rows of a table: tuples of the right length
             rows = self.values()
-            with _collector_paused():
+            with collector_paused():
                 return Tuple.many(rows, fields, stream, source, task)  # type: ignore[arg-type]
         return [Tuple(values, fields, stream, source, task) for values in self.values()]
 
