@@ -16,6 +16,7 @@ import uuid
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,7 +26,7 @@ from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor,
 from topologies.executor.batch_layout import BatchLayout
 from topologies.executor.routed import OUT, STATUS
 from topologies.executor.runtime import Router
-from topologies.executor.stage_engines import LocalStages
+from topologies.executor.stage_engines import LocalStages, SparkStages
 from topologies.groupings import ShuffleGrouping
 
 
@@ -117,3 +118,23 @@ def test_a_shuffle_deals_each_partition_from_the_batchs_counter_plus_its_number(
             expected[ShuffleGrouping().targets([v] * 4, fields, 3, 7 + p + i)[0]].append(v)
     assert queues == expected == [[21], [10, 22], [11, 20]]
     assert router.counters[("s", 0, "default", "x")] == 12
+
+
+@pytest.mark.spark
+def test_spark_stages_give_the_outputs_of_the_stages_run_here(spark, redis_url, tmp_path):
+    """The same functions on Spark's executors (persisted frames, partitionBy) as in this process."""
+    from state_backends import open_backend
+
+    topology = mixed(tmp_path)
+    batches = rows_of(keyed_rows(3, 10, seed=5))
+    outputs = []
+    for engine in (LocalStages(), SparkStages(spark)):
+        state = "memory://" if isinstance(engine, LocalStages) else redis_url
+        executor = DistributedExecutor(topology, {}, BatchClock(tmp_path / uuid.uuid4().hex, counting_clock()),
+                                       OutputLog(None), open_backend(state), f"s-{uuid.uuid4().hex[:8]}", spark, state,
+                                       engine=engine)
+        for batch_id, rows in enumerate(batches):
+            executor.run(batch_id, {"events": rows})
+        executor.flush()
+        outputs.append(executor.outputs.all())
+    assert outputs[0] and outputs[1] == outputs[0]

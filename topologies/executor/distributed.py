@@ -120,7 +120,8 @@ class DistributedExecutor(FlushingExecutor):
         if isinstance(source, Mapping):
             source = self.layout.encode(source)
             if isinstance(self.engine, SparkStages):
-                source = self.spark.createDataFrame(source)  # type: ignore[union-attr]
+                # One partition, number 0, as the table says: the rows are dealt as one partition's.
+                source = self.spark.createDataFrame(source).coalesce(1)  # type: ignore[union-attr]
         with self._lock:
             now = self.clock.time_of(batch_id, self.stats.last_time_ms)
             last = self.stats.last_batch_id
