@@ -133,8 +133,13 @@ class TupleWindow(Generic[T]):
         if not tuples:
             return pa.table({})
         fields = tuples[0].fields  # type: ignore[attr-defined]
-        columns = {name: [t.values[i] for t in tuples] for i, name in enumerate(fields)}  # type: ignore[attr-defined]
-        return pa.table(columns)
+        rows = [t.values for t in tuples]  # type: ignore[attr-defined]
+        if any(len(row) != len(fields) for row in rows):
+            msg = (f"to_arrow: the window holds tuples of different fields (the first has {fields.to_list()}); "
+                   "use get() for a window over streams of different fields")
+            raise ValueError(msg)
+        columns = [pa.array(column) for column in zip(*rows, strict=True)]
+        return pa.table(columns, names=list(fields))
 
     def close(self) -> None:
         """End the view; called by the window manager once ``execute`` returns."""

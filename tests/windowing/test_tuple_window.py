@@ -35,3 +35,29 @@ def test_iteration_is_in_arrival_order_in_event_time():
     h.advance(Duration.seconds(1))
     assert [t["k"] for t in h.bolt.seen[0][1]] == ["a", "b", "c"]
     assert [t["k"] for t in h.windows[0].tuples] == ["a", "b", "c"]
+
+
+class Columns(BaseWindowedBolt):
+    """Keeps each window's ``to_arrow()`` table, or the error it raised."""
+
+    def prepare(self, conf, context, collector):
+        self.tables = []
+
+    def execute(self, window):
+        try:
+            self.tables.append(window.to_arrow())
+        except ValueError as err:
+            self.tables.append(err)
+
+
+def test_to_arrow_gives_a_column_per_field_with_nulls_and_refuses_tuples_of_other_fields():
+    h = BoltHarness(Columns().with_tumbling_window(Count(3)), fields={"default": ("k", "v"), "other": ("x",)},
+                    streams=("default", "other"))
+    for values in (["a", 1], ["b", None], ["c", 3]):
+        h.feed(values)
+    h.feed(["a", 4])
+    h.feed(["only x"], stream="other")
+    h.feed(["b", 5])
+    first, second = h.bolt.tables
+    assert first.to_pydict() == {"k": ["a", "b", "c"], "v": [1, None, 3]}
+    assert isinstance(second, ValueError) and "different fields" in str(second)
