@@ -133,13 +133,13 @@ class TupleWindow(Generic[T]):
         if not tuples:
             return pa.table({})
         fields = tuples[0].fields  # type: ignore[attr-defined]
-        rows = [t.values for t in tuples]  # type: ignore[attr-defined]
-        if any(len(row) != len(fields) for row in rows):
+        try:  # every row as long as the first (the first tuple's fields name the columns)
+            columns = list(zip(*(t.values for t in tuples), strict=True))  # type: ignore[attr-defined]
+        except ValueError:
             msg = (f"to_arrow: the window holds tuples of different fields (the first has {fields.to_list()}); "
                    "use get() for a window over streams of different fields")
-            raise ValueError(msg)
-        columns = [pa.array(column) for column in zip(*rows, strict=True)]
-        return pa.table(columns, names=list(fields))
+            raise ValueError(msg) from None
+        return pa.table([pa.array(column) for column in columns], names=list(fields))
 
     def close(self) -> None:
         """End the view; called by the window manager once ``execute`` returns."""
