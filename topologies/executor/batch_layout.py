@@ -10,6 +10,7 @@ processing time moves; its rows never reach a bolt.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,15 @@ class SpoutStreams:
 
     def __len__(self) -> int:
         return sum(t.num_rows for t in self.tables.values())
+
+
+def partition_runs(table: pa.Table) -> list[tuple[int, pa.Table]]:
+    """``table``'s runs of rows with one :data:`PARTITION_COLUMN` value, in order: ``(partition, rows)``."""
+    import numpy as np
+
+    numbers = table.column(PARTITION_COLUMN).to_numpy(zero_copy_only=False)
+    bounds = [0, *(np.flatnonzero(numbers[1:] != numbers[:-1]) + 1).tolist(), len(numbers)]
+    return [(int(numbers[a]), table.slice(a, b - a)) for a, b in itertools.pairwise(bounds) if b > a]
 
 
 @dataclass(frozen=True)
@@ -91,17 +101,11 @@ class BatchLayout:
         """
         if PARTITION_COLUMN not in table.column_names:
             return SpoutBatch([(0, self.decode(table))])
-        import numpy as np
-
         parts = []
-        numbers = table.column(PARTITION_COLUMN).to_numpy(zero_copy_only=False)
-        start = 0
-        for end in [*(np.flatnonzero(numbers[1:] != numbers[:-1]) + 1).tolist(), len(numbers)]:
-            if end > start:
-                decoded = self.decode(table.slice(start, end - start).drop_columns([PARTITION_COLUMN]))
-                if decoded:
-                    parts.append((int(numbers[start]), decoded))
-            start = end
+        for partition, rows in partition_runs(table):
+            decoded = self.decode(rows.drop_columns([PARTITION_COLUMN]))
+            if decoded:
+                parts.append((partition, decoded))
         return SpoutBatch(parts)
 
     def encode(self, spout_rows: Mapping[str, Sequence[Sequence[Any]]], partition: int = 0) -> pa.Table:

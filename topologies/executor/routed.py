@@ -22,7 +22,7 @@ retried Spark task routes as its first attempt did.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +45,6 @@ SCHEMA = (
     "o1 bigint, o2 bigint, o3 bigint, o4 bigint, payload binary"
 )
 COLUMNS = ("target", "task", "source", "source_task", "stream", "o1", "o2", "o3", "o4", "payload")
-BEAT = -1  # o1 of a heartbeat row: it carries nothing, it makes the task's group exist
 
 CounterKey = tuple[str, int, str, str]
 
@@ -111,6 +110,14 @@ def empty() -> pa.Table:
     return Chunks().table()
 
 
+def rows_table(rows: Iterable[tuple[Any, ...]]) -> pa.Table:
+    """Rows of :data:`SCHEMA` (tuples in its column order) as an Arrow table."""
+    chunks = Chunks()
+    for row in rows:
+        chunks.add(*row[:5], tuple(row[5:9]), row[9])  # type: ignore[arg-type]
+    return chunks.table()
+
+
 def ipc_bytes(table: pa.Table) -> bytes:
     """``table`` as one Arrow IPC stream."""
     import pyarrow as pa
@@ -169,15 +176,13 @@ def route_spout_partition(
 
 
 def task_input(routing: RoutingTable, table: pa.Table) -> TaskInput:
-    """A task's input from its chunks, put in delivery order (heartbeat rows carry nothing)."""
+    """A task's input from its chunks, put in delivery order."""
     import pyarrow.compute as pc
 
     ordered = table.take(pc.sort_indices(table, [(c, "ascending") for c in ("o1", "o2", "o3", "o4")]))
     batch = TaskInput()
     rows = ordered.select(["source", "source_task", "stream", "o1", "payload"]).to_pylist()
     for row in rows:
-        if row["o1"] == BEAT:
-            continue
         source, source_task = row["source"], row["source_task"]
         if row["o1"] == 0:
             stream = row["stream"]

@@ -24,13 +24,12 @@ moves, benchmarks without a cluster).
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from topologies.executor import routed, worker
-from topologies.executor.batch_layout import PARTITION_COLUMN
+from topologies.executor.batch_layout import partition_runs
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -61,17 +60,9 @@ class StageEngine(Protocol):
         ...
 
 
-def _beats(bolt: str, parallelism: int) -> list[tuple[Any, ...]]:
-    return [(bolt, task, "", 0, "", routed.BEAT, 0, 0, 0, None) for task in range(parallelism)]
-
-
 def _run_partition(fn: TaskFn, index: int, rows: Iterator[tuple[int, tuple[Any, ...]]]) -> Iterator[tuple[Any, ...]]:
     """Partition ``index`` of a bolt's stage holds task ``index``'s chunks (possibly none): run it, yield its rows."""
-    import pyarrow as pa
-
-    table = pa.Table.from_pylist([dict(zip(routed.COLUMNS, row, strict=True)) for _, row in rows],
-                                 schema=routed.empty().schema)
-    out = fn((index,), table)
+    out = fn((index,), routed.rows_table(row for _, row in rows))
     yield from zip(*(out.column(c).to_pylist() for c in routed.COLUMNS), strict=True)
 
 
@@ -118,11 +109,7 @@ class SparkStages:
 
     def driver_rows(self, frame: RDD[tuple[Any, ...]]) -> pa.Table:
         """The frame's rows addressed to the driver (one job; none to compute when the frame is cached)."""
-        import pyarrow as pa
-
-        rows = frame.filter(_for_driver).collect()
-        return pa.Table.from_pylist([dict(zip(routed.COLUMNS, row, strict=True)) for row in rows],
-                                    schema=routed.empty().schema)
+        return routed.rows_table(frame.filter(_for_driver).collect())
 
     def release(self, frames: Sequence[RDD[tuple[Any, ...]]]) -> None:
         """Unpersist the batch's frames."""
@@ -138,26 +125,19 @@ class LocalStages:
 
     def spouts(self, source: pa.Table, fn: SpoutFn) -> pa.Table:
         """``fn`` over each Spark partition's rows of ``source`` (runs of :data:`PARTITION_COLUMN`)."""
-        import numpy as np
         import pyarrow as pa
 
-        numbers = source.column(PARTITION_COLUMN).to_numpy(zero_copy_only=False)
-        bounds = [0, *(np.flatnonzero(numbers[1:] != numbers[:-1]) + 1).tolist(), len(numbers)]
         pieces = [routed.empty()]
-        for start, end in itertools.pairwise(bounds):
-            if end > start:
-                batches = fn(iter(source.slice(start, end - start).to_batches()))
-                pieces.extend(pa.Table.from_batches([b]) for b in batches)
+        for _, rows in partition_runs(source):
+            pieces.extend(pa.Table.from_batches([b]) for b in fn(iter(rows.to_batches())))
         return pa.concat_tables(pieces)
 
     def stage(self, frames: Sequence[pa.Table], bolt: str, parallelism: int, fn: TaskFn) -> tuple[pa.Table, pa.Table]:
-        """``fn`` for each task, in task order, over its chunks and a heartbeat row."""
+        """``fn`` for each task, in task order, over its chunks (none for an idle task)."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        beats = pa.Table.from_pylist([dict(zip(routed.COLUMNS, row, strict=True)) for row in _beats(bolt, parallelism)],
-                                     schema=routed.empty().schema)
-        rows = pa.concat_tables([beats, *(f.filter(pc.equal(f.column("target"), bolt)) for f in frames)])
+        rows = pa.concat_tables([routed.empty(), *(f.filter(pc.equal(f.column("target"), bolt)) for f in frames)])
         out = [routed.empty()]
         for task in range(parallelism):
             if self.fresh_tasks:
