@@ -43,7 +43,7 @@ from bolts.task import BoltTask
 from bolts.task_input import TaskInput
 from bolts.timestamps import read_millis
 from bolts.tuples import DEFAULT_STREAM, Tuple
-from windowing.assigners import END_OF_TIME
+from windowing.assigners import END_OF_TIME, Sessions, Window
 from windowing.clock import ManualClock, PeriodicTimers
 from windowing.trigger_context import TriggerContext
 
@@ -52,7 +52,9 @@ if TYPE_CHECKING:
     from bolts.windowed_aggregate_bolt import WindowedAggregateBolt
 
 log = logging.getLogger("squall.bolts")
-SNAPSHOT_VERSION = 3  # 2: holds replace the timestamp spans of version 1; 3: output watermarks, GC holds
+# 2: holds replace the timestamp spans of version 1; 3: output watermarks, GC holds; 4: AfterWatermark's phase
+# and its early child's finished bit (issue 14)
+SNAPSHOT_VERSION = 4
 
 
 def check_version(state: dict[str, Any]) -> None:
@@ -100,6 +102,9 @@ class AggregateTask(BoltTask):
         self.store = store
         self.watermark_at_batch_end = watermark_at_batch_end
         self._read_ts = self._timestamp_reader()
+        # Session tuples wait for the end of their batch: the batch's windows merge before any is placed.
+        self._batched_sessions = isinstance(self.spec.assigner, Sessions) and self.spec.time_difference is None
+        self._pending: list[tuple[Tuple, tuple[Any, ...], int]] = []
         self._columnar = supports(self.spec)  # whether batches can be placed on columns (aggregate_columnar)
         # With an error stream, a tuple is checked before it is placed, so a rejected one leaves no window behind.
         self._screens = getattr(bolt, "error_stream", None) is not None
@@ -159,10 +164,35 @@ class AggregateTask(BoltTask):
             self.reject(tup, error)
             return
         self.marks.track((tup.source_component, tup.stream), ts)
+        if self._batched_sessions:
+            self._hold_session_tuple(tup, key, ts)
+            return
         try:
             self._place(tup, key, ts)
         except TupleError as error:  # refused by a window's accumulator (a str after ints in a max)
             self.reject(tup, error)
+
+    def _hold_session_tuple(self, tup: Tuple, key: tuple[Any, ...], ts: int) -> None:
+        """Keep a session tuple until the batch closes (a late one is dropped at once)."""
+        if self.table.expired(Window(ts, ts + self.spec.assigner.gap_ms), self._watermark):  # type: ignore[union-attr]
+            self._late(tup, ts)
+        else:
+            self._pending.append((tup, key, ts))
+
+    def _place_sessions(self) -> None:
+        """Place the batch's session tuples, their windows merged first as in Beam (``WindowTable.plan_sessions``)."""
+        pending, self._pending = self._pending, []
+        if not pending:
+            return
+        self.table.plan_sessions([(key, ts) for _, key, ts in pending], self._watermark)
+        try:
+            for tup, key, ts in pending:
+                try:
+                    self._place(tup, key, ts)
+                except TupleError as error:
+                    self.reject(tup, error)
+        finally:
+            self.table.plan_sessions([], self._watermark)
 
     def _place(self, tup: Tuple, key: tuple[Any, ...], ts: int) -> None:
         placed = self.table.place(key, ts, tup, self._watermark, self.clock.now())
@@ -221,7 +251,8 @@ class AggregateTask(BoltTask):
             self._on_watermark_timer(self.clock.now())
 
     def _close_batch(self) -> None:
-        """Consult the trigger of every window the batch touched, in first-touch order."""
+        """Place the batch's held session tuples, then consult every window the batch touched, in first-touch order."""
+        self._place_sessions()
         dirty, self.dirty = list(self.dirty), {}
         for wid in dirty:
             ws = self.table.windows.get(wid)
@@ -326,6 +357,7 @@ class AggregateTask(BoltTask):
 
     def snapshot(self) -> dict[str, Any]:
         """The whole task state as plain, msgpack-able data (deterministic for the same history)."""
+        self._place_sessions()  # session tuples held in an open batch are in the state, as any placed tuple
         return {
             **self._system(),
             "windows": [ws.to_data() for ws in self.table.windows.values()],
@@ -368,6 +400,7 @@ class AggregateTask(BoltTask):
                 "the harness or the runner, and call prepare() first"
             )
             raise TypeError(msg)
+        self._place_sessions()  # session tuples held in an open batch are committed, as any placed tuple
         try:
             puts, deletes = state_writes(self._system(), self.table.changes, self.table)
         except TypeError as exc:

@@ -55,6 +55,7 @@ class WindowTable:
         # finished) leaves this index, as a closed window leaves Beam's active window set: it no
         # longer merges, and an open session may overlap it.
         self.sessions: dict[Key, list[Window]] = {}
+        self.session_plan: dict[Key, list[Window]] = {}  # this batch's merged sessions (plan_sessions)
         self.times: dict[Key, list[int]] = {}  # time-difference windows: sorted distinct record times per key
         self.buckets: dict[Key, list[list[Any]]] = {}  # ... and their [accumulator, tuple count]
         # (oldest record time, tie-breaker, key) per key with buckets, so pruning visits only the
@@ -197,14 +198,15 @@ class WindowTable:
         proto = Window(ts, ts + self.spec.assigner.gap_ms)  # type: ignore[union-attr]
         if self.expired(proto, watermark):
             return Placement([])
+        proto = self._planned(key, proto)
         mine = self.by_key.get(key, {})
         merged, absorbed = Sessions.merge_with(proto, self._sessions_overlapping(key, proto))
         if absorbed == [merged]:
             return Placement([mine[merged]])  # the proto-session fits in an open session
         closed = mine.get(merged)
         if closed is not None:
-            # The merge lands on a closed session's bounds: as in Beam's runner, the open parts merge into
-            # that closed window and are lost, and their tuples of this batch are dropped with this one
+            # The batch's merge lands on a closed session's bounds: as in Beam's runner, the open parts merge
+            # into that closed window and are lost, and the batch's tuples of it are dropped
             # (ReduceFnRunnerTest.testMergingWithClosedRepresentative).
             parts = [mine[w] for w in absorbed]
             for ws in parts:
@@ -214,6 +216,34 @@ class WindowTable:
             return Placement([self.create(key, proto)])
         sources = [mine[w] for w in absorbed]
         return Placement([self._merge(key, merged, sources, watermark, now)])
+
+    def plan_sessions(self, items: list[tuple[Key, int]], watermark: int) -> None:
+        """Merge a batch's proto-sessions, per key, with each other and the open sessions they overlap.
+
+        As Beam's ``ReduceFnRunner.processElements`` merges the windows of a whole
+        bundle (``mergeWindows``) before it looks at any element, and only then asks
+        whether each element's merged window is closed: which tuples are dropped
+        does not depend on their order in the batch. :meth:`place` then puts each
+        tuple of ``items`` straight into its merged session; an empty ``items``
+        clears the plan.
+        """
+        gap = self.spec.assigner.gap_ms  # type: ignore[union-attr]
+        protos: dict[Key, set[Window]] = {}
+        for key, ts in items:
+            proto = Window(ts, ts + gap)
+            if not self.expired(proto, watermark):
+                found = protos.setdefault(key, set())
+                found.add(proto)
+                found.update(self._sessions_overlapping(key, proto))
+        self.session_plan = {key: _merged_runs(found) for key, found in protos.items()}
+
+    def _planned(self, key: Key, proto: Window) -> Window:
+        """The merged session of this batch's plan that holds ``proto`` (``proto`` itself without a plan)."""
+        runs = self.session_plan.get(key)
+        if not runs:
+            return proto
+        i = bisect_right(runs, proto.start, key=lambda w: w.start) - 1
+        return runs[i] if i >= 0 and proto.end <= runs[i].end else proto
 
     def _sessions_overlapping(self, key: Key, proto: Window) -> list[Window]:
         """The open sessions of ``key`` that ``proto`` overlaps, by bisection: O(log n + overlaps), not O(n)."""
@@ -397,3 +427,14 @@ def _inherited(tup: Any) -> Window:
             msg = f"with_windows: the window bounds of an incoming pane must be ints; got {name}={value!r} in {tup!r}"
             raise TupleError(msg)
     return Window(int(tup["window_start"]), int(tup["window_end"]))
+
+
+def _merged_runs(windows: set[Window]) -> list[Window]:
+    """The spans of the overlapping runs of ``windows`` (touching is not overlapping), sorted by start."""
+    runs: list[Window] = []
+    for w in sorted(windows, key=lambda w: (w.start, w.end)):
+        if runs and w.start < runs[-1].end:
+            runs[-1] = runs[-1].span(w)
+        else:
+            runs.append(w)
+    return runs

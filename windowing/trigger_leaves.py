@@ -9,7 +9,10 @@ from windowing.trigger_base import Trigger, require_trigger
 from windowing.trigger_composites import Repeatedly
 from windowing.trigger_context import TriggerContext
 
-ON_TIME_FIRED = "on_time"
+# The phase is kept as a finished bit, as Beam Java keeps it as its early child's: clearing the trigger's
+# state (``TriggerContext.clear_state``, Beam's ``TriggerStateMachine.clear``, which ``AfterEach`` does to
+# every child in merging windows) keeps it; only a reset (``TriggerContext.clear``) forgets it.
+ON_TIME_FIRED = "on_time_finished"
 
 
 @dataclass(frozen=True)
@@ -174,8 +177,19 @@ class AfterWatermark(Trigger):
         self.on_elements(ctx, 1)
 
     def on_elements(self, ctx: TriggerContext, count: int) -> None:
-        """Pass the tuples to the phase's child."""
-        if not ctx.get(ON_TIME_FIRED, False):
+        """Pass the tuples to the phase's child; to both children in merging windows.
+
+        As Beam's ``AfterWatermarkEarlyAndLate.onElement``: a merge may take a
+        window back to its early phase, so with sessions the early child keeps
+        counting (or its delay running) in the late phase too, and the late one
+        in the early phase (cleared at the on-time pane).
+        """
+        if ctx.merging:
+            if self._early is not None:
+                self._early.on_elements(ctx.child(0), count)
+            if self._late is not None:
+                self._late.on_elements(ctx.child(1), count)
+        elif not ctx.get(ON_TIME_FIRED, False):
             if self._early is not None:
                 self._early.on_elements(ctx.child(0), count)
         elif self._late is not None:
@@ -194,6 +208,8 @@ class AfterWatermark(Trigger):
         if not ctx.get(ON_TIME_FIRED, False):
             if ctx.end_of_window_passed:
                 ctx.child(0).clear()
+                ctx.child(1).clear()  # it ran in parallel in merging windows
+                self._finish_early(ctx, True)
                 ctx.set(ON_TIME_FIRED, True)
                 if self._late is None:
                     ctx.set_finished()
@@ -216,3 +232,14 @@ class AfterWatermark(Trigger):
         index, child = (1, self._late) if on_time else (0, self._early)
         if child is not None:
             child.on_merge(ctx.child(index), [s.child(index) for s in sources])
+        self._finish_early(ctx, on_time)
+
+    def _finish_early(self, ctx: TriggerContext, value: bool) -> None:
+        """Set the early once-trigger's finished bit, where Beam Java keeps the phase.
+
+        Set at the on-time pane, cleared by a merge back to the early phase. An
+        ``AfterCount`` sees it when it merges (``finishedInAnyMergingWindow``: a
+        part in its late phase clears the count).
+        """
+        if self._early is not None:
+            ctx.child(0).child(0).set_finished(value)

@@ -13,10 +13,12 @@ passes it; timestamps ``end - 1`` are Java's ``window.maxTimestamp()``.
 
 from __future__ import annotations
 
+from itertools import permutations
 from typing import Any
 
 import pytest
 
+from bolts.aggregate_holds import holding
 from tests.event_time.helpers import harness, panes, sum_bolt
 from windowing import Duration
 from windowing.accumulation import AccumulationMode as M
@@ -76,14 +78,16 @@ def test_watermark_hold_and_late_data():
     """testWatermarkHoldAndLateData: a pane's timestamp combines only the elements since the last pane that were
     not behind the output watermark; a pane of late elements only is stamped at the end of the window (9).
 
-    Java fires its mocked trigger on the 4th element of the first two bundles, then at the end of the window;
-    ``AfterWatermark(early=AfterCount(4), late=Never())`` fires at the same points. The third pane is ON_TIME
-    (the output watermark, 8, is before the end), the garbage-collection pane LATE; nothing is dropped.
+    Java's stream and values: its mocked trigger fires on the 3rd element of the first bundle (1, 3, 2) and the
+    4th of the second (2, 3, 5, 4), then at the end of the window;
+    ``AfterWatermark(early=AfterEach(AfterCount(3), AfterCount(4), Never()), late=Never())`` fires at the same
+    points. The third pane is ON_TIME (Java holds the output watermark back with its mocked timers; here the
+    output watermark, 8, is before the end), the garbage-collection pane LATE; nothing is dropped.
     """
-    trigger = AfterWatermark(early=AfterCount(4), late=Never())
+    trigger = AfterWatermark(early=AfterEach(AfterCount(3), AfterCount(4), Never()), late=Never())
     h = harness(bolt(FIXED, trigger, lateness=10))
     h.advance_watermark(0)
-    h.feed_batch(rows(1, 3, 2, 2))  # all on time: earliest 1
+    h.feed_batch(rows(1, 3, 2))  # all on time: earliest 1
     h.advance_watermark(4)
     h.feed_batch(rows(2, 3, 5, 4))  # 2 and 3 are behind the output watermark; 5 and 4 hold: earliest 4
     h.advance_watermark(8)
@@ -92,10 +96,10 @@ def test_watermark_hold_and_late_data():
     h.feed_batch(rows(8))  # late: end of window
     h.advance_watermark(50)
     assert out(h) == [
-        (8, 1, 0, 10, ("EARLY", 0, -1, False)),
-        (22, 4, 0, 10, ("EARLY", 1, -1, False)),
-        (37, 9, 0, 10, ("ON_TIME", 2, 0, False)),
-        (45, 9, 0, 10, ("LATE", 3, 1, True)),
+        (6, 1, 0, 10, ("EARLY", 0, -1, False)),
+        (20, 4, 0, 10, ("EARLY", 1, -1, False)),
+        (35, 9, 0, 10, ("ON_TIME", 2, 0, False)),
+        (43, 9, 0, 10, ("LATE", 3, 1, True)),
     ]
     assert (h.task.closed_window_drops, h.task.late_tuples) == (0, 0)
 
@@ -167,13 +171,16 @@ def test_processing_time():
 
 def test_garbage_collection_hold_on_late_elements():
     """setGarbageCollectionHoldOnLateElements: a tuple behind the output watermark adds the garbage-collection
-    hold, so its pane, fired at collection, is emitted (LATE, stamped at the end of the window)."""
+    hold, so its pane, fired at collection, is emitted (LATE, stamped at the end of the window). The hold is at
+    Java's 109 (``end - 1 + lateness``)."""
     trigger = AfterWatermark(late=AfterCount(2))
     h = harness(bolt(FIXED, trigger, mode=M.DISCARDING, lateness=100, combiner="end_of_window"))
     h.advance_watermark(0)
     h.feed_batch(rows(1))
     h.advance_watermark(109)
     h.feed_batch(rows(2))
+    [window] = h.task.table.windows.values()
+    assert holding(window, "end_of_window") == 109
     h.advance_watermark(110)
     assert out(h) == [(1, 9, 0, 10, ("ON_TIME", 0, 0, False)), (2, 9, 0, 10, ("LATE", 1, 1, True))]
 
@@ -325,12 +332,17 @@ def test_merging_with_reused_window():
     assert not h.task.table.windows  # hasNoActiveWindows: the closed session was collected
 
 
-def test_merging_with_closed_representative():
+@pytest.mark.parametrize("bundle", list(permutations((1, 2, 8))))
+def test_merging_with_closed_representative(bundle):
     """testMergingWithClosedRepresentative: the second bundle's sessions merge into [1, 18), the bounds of the
-    closed session: the open parts are lost and all three elements are dropped as closed."""
+    closed session: the open parts are lost and all three elements are dropped as closed.
+
+    In any order: Java merges the whole bundle's windows (``ReduceFnRunner.processElements``, ``mergeWindows``)
+    before it asks, per element, whether its merged window is closed.
+    """
     h = harness(bolt(SESSIONS, AfterCount(1), mode=M.DISCARDING, lateness=50))
     h.feed_batch(rows(1, 8))
-    h.feed_batch(rows(1, 2, 8))
+    h.feed_batch(rows(*bundle))
     h.advance_watermark(100)
     assert out(h) == [(9, 1, 1, 18, ("EARLY", 0, -1, True))]
     assert h.task.closed_window_drops == 3
@@ -351,18 +363,21 @@ def test_a_closed_session_stays_out_of_the_merge_index_across_a_restart():
     assert h2.task.closed_window_drops == 0
 
 
-def test_merging_with_closed_does_not_poison():
+@pytest.mark.parametrize("bundle", list(permutations((1, 2, 3))))
+def test_merging_with_closed_does_not_poison(bundle):
     """testMergingWithClosedDoesNotPoison: the closed [2, 12) takes no part in merging, so the open
     sessions the next elements make merge into [1, 13), which closes normally.
 
-    Java closes the first window with its mocked trigger; ``AfterProcessingTime(10)`` does it here.
+    Java closes the first window with its mocked trigger; ``AfterProcessingTime(10)`` does it here. In any
+    order: the bundle's windows merge before any element is placed, so the 2 is not dropped for meeting the
+    closed [2, 12) on its own.
     """
     h = harness(
         bolt(SESSIONS, AfterAny(AfterProcessingTime(Duration(10)), AfterWatermark()), mode=M.DISCARDING, lateness=50)
     )
     h.feed_batch(rows(2))
     h.advance_to(10)
-    h.feed_batch(rows(1, 2, 3))
+    h.feed_batch(rows(*bundle))
     h.advance_watermark(100)
     assert out(h) == [(2, 2, 2, 12, ("EARLY", 0, -1, True)), (6, 1, 1, 13, ("ON_TIME", 0, 0, True))]
     assert h.task.closed_window_drops == 0
@@ -425,3 +440,90 @@ def test_the_first_pane_of_a_window_merged_after_its_end_is_late():
         (15, 15, 15, 25, ("ON_TIME", 0, 0, False)),
         (23, 24, 0, 25, ("LATE", 0, 0, False)),
     ]
+
+
+def test_after_each_keeps_after_watermarks_late_phase_in_merging_windows():
+    """``AfterEachStateMachine`` clears every child at each pane in merging windows, but Java keeps
+    ``AfterWatermark``'s phase as its early child's finished bit, which ``TriggerStateMachine.clear`` keeps:
+    after the ON_TIME pane the late ``AfterCount(2)`` still counts late tuples (a LATE pane every second one)."""
+    trigger = AfterEach(AfterWatermark(late=AfterCount(2)), AfterCount(1))
+    h = harness(bolt(SESSIONS, trigger, mode=M.DISCARDING, lateness=100))
+    h.advance_watermark(0)
+    h.feed_batch(rows(1))
+    h.advance_watermark(20)
+    assert out(h) == [(1, 1, 1, 11, ("ON_TIME", 0, 0, False))]
+    seen = []
+    for _ in range(3):
+        mark = len(h.emitted)
+        h.feed_batch(rows(1))
+        seen.append(out(h, mark))
+    assert seen == [[], [(2, 10, 1, 11, ("LATE", 1, 1, False))], []]
+
+
+def test_holds_of_sessions_lost_to_a_closed_one_are_released():
+    """A deliberate difference (docs/event-time.md): Java keeps the holds of the open parts a merge onto a closed
+    session's bounds loses, and never releases them (its output watermark stays at 8: ON_TIME at 70, EARLY
+    stamped 95). squall deletes them with the parts, so the output watermark moves on to 100."""
+    h = harness(bolt(SESSIONS, AfterCount(2), mode=M.DISCARDING, lateness=50))
+    h.feed_batch(rows(1, 8))  # [1, 18) fires and closes
+    h.feed_batch(rows(8))  # opens [8, 18), holding at 8
+    h.feed_batch(rows(1))  # merges into the closed [1, 18): [8, 18) is lost, the 1 dropped
+    assert h.task.closed_window_drops == 1
+    h.advance_watermark(100)
+    assert h.task.table.output_watermark(("a",)) == 100
+    mark = len(h.emitted)
+    h.feed_batch([("a", 60, 1), ("a", 61, 1)])
+    h.feed_batch([("a", 95, 1), ("a", 96, 1)])
+    assert out(h, mark) == [(2, 70, 60, 71, ("LATE", 0, 0, True)), (2, 105, 95, 106, ("EARLY", 0, -1, True))]
+
+
+def test_a_merge_back_to_the_early_phase_clears_a_count_finished_by_the_on_time_pane():
+    """``AfterWatermarkEarlyAndLate``: the on-time pane sets the early child's finished bit, which it keeps in
+    the late phase; merging a late-phase [0, 10) with an early-phase [12, 22), ``AfterPaneStateMachine.onMerge``
+    sees the count finished in a merging window and clears it (then the early child is unfinished): the tuple
+    at 9 makes no EARLY pane, and the merged window's one pane is ON_TIME with index 0."""
+    h = harness(bolt(SESSIONS, AfterWatermark(early=AfterCount(2), late=AfterCount(1)), lateness=100))
+    h.advance_watermark(0)
+    h.feed_batch([("a", 0, 1)])
+    h.advance_watermark(15)
+    h.feed_batch([("a", 12, 1)])
+    mark = len(h.emitted)
+    h.feed_batch([("a", 9, 1)])  # merges everything into [0, 22)
+    assert out(h, mark) == []
+    h.advance_watermark(30)
+    assert out(h, mark) == [(3, 21, 0, 22, ("ON_TIME", 0, 0, False))]
+
+
+def test_the_early_delay_runs_in_the_late_phase_of_merging_windows():
+    """``AfterWatermarkEarlyAndLate.onElement`` feeds both children when windows merge: the late tuple at
+    processing time 1 starts the early ``AfterProcessingTime(5)`` of the late-phase [0, 10) (due at 6), so the
+    window merged at 5 fires EARLY at 6, not at 9 (the delay of [12, 22)). Java fires at 7: squall's
+    ``AfterProcessingTime`` is due at its deadline, Java's strictly after it (docs/event-time.md)."""
+    trigger = AfterWatermark(early=AfterProcessingTime(Duration(5)), late=AfterCount(1))
+    h = harness(bolt(SESSIONS, trigger, lateness=100))
+    h.advance_watermark(0)
+    h.feed_batch([("a", 0, 1)])
+    h.advance_watermark(15)
+    h.advance_to(1)
+    h.feed_batch([("a", 0, 1)])  # LATE in [0, 10)
+    h.advance_to(4)
+    h.feed_batch([("a", 12, 1)])
+    h.advance_to(5)
+    h.feed_batch([("a", 9, 1)])  # merges everything into [0, 22)
+    mark = len(h.emitted)
+    h.advance_to(5)
+    assert out(h, mark) == []
+    h.advance_to(6)
+    assert out(h, mark) == [(4, 21, 0, 22, ("EARLY", 0, -1, False))]
+
+
+def test_after_processing_time_is_due_at_its_deadline():
+    """A deliberate difference (docs/event-time.md): squall fires at first tuple + delay, Java
+    (``AfterDelayFromFirstElementStateMachine.shouldFire``, ``isAfter``) one millisecond later; the Streaming 102
+    walk-through (test_seed_streaming102.py) has its early panes exactly at the delay."""
+    h = harness(bolt(FIXED, Repeatedly(AfterProcessingTime(Duration(5)))))
+    h.feed_batch(rows(1))
+    h.advance_to(4)
+    assert out(h) == []
+    h.advance_to(5)
+    assert out(h) == [(1, 1, 0, 10, ("EARLY", 0, -1, False))]

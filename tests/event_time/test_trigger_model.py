@@ -403,6 +403,31 @@ _REVIEWED = {"mode": "accumulating", "lateness": 100, "combiner": "earliest"}
              "steps": [("batch", [("a", 1, 1), ("a", 8, 8)]), ("batch", [("a", 1, 1), ("a", 2, 2), ("a", 8, 8)]),
                        ("watermark", 100)]},
         ),
+        (  # the batch's sessions merge first: the 8 is not dropped for meeting the closed [1, 18): all dropped
+            AfterCount(1),
+            {**_REVIEWED, "mode": "discarding", "lateness": 50, "assigner": ("sessions", 10),
+             "steps": [("batch", [("a", 1, 1), ("a", 8, 8)]), ("batch", [("a", 8, 8), ("a", 1, 1), ("a", 2, 2)]),
+                       ("watermark", 100)]},
+        ),
+        (  # AfterEach clears AfterWatermark's state in merging windows, not its phase
+            AfterEach(AfterWatermark(late=AfterCount(2)), AfterCount(1)),
+            {**_REVIEWED, "mode": "discarding", "lateness": 100, "assigner": ("sessions", 10),
+             "steps": [("watermark", 0), ("batch", [("a", 1, 1)]), ("watermark", 20), ("batch", [("a", 1, 1)]),
+                       ("batch", [("a", 1, 1)]), ("batch", [("a", 1, 1)])]},
+        ),
+        (  # a merge back to the early phase clears a count the on-time pane finished
+            AfterWatermark(early=AfterCount(2), late=AfterCount(1)),
+            {**_REVIEWED, "lateness": 100, "assigner": ("sessions", 10),
+             "steps": [("watermark", 0), ("batch", [("a", 0, 1)]), ("watermark", 15), ("batch", [("a", 12, 1)]),
+                       ("batch", [("a", 9, 1)]), ("watermark", 30)]},
+        ),
+        (  # the early delay runs in the late phase of merging windows
+            AfterWatermark(early=AfterProcessingTime(Duration(5)), late=AfterCount(1)),
+            {**_REVIEWED, "lateness": 100, "assigner": ("sessions", 10),
+             "steps": [("watermark", 0), ("batch", [("a", 0, 1)]), ("watermark", 15), ("advance", 1),
+                       ("batch", [("a", 0, 1)]), ("advance", 3), ("batch", [("a", 12, 1)]), ("advance", 1),
+                       ("batch", [("a", 9, 1)]), ("advance", 1), ("watermark", 30)]},
+        ),
         (  # the parts' holds keep a window merged after its end on time
             Repeatedly(AfterCount(2)),
             {**_REVIEWED, "assigner": ("sessions", 10),

@@ -54,6 +54,10 @@ never is (``AfterDelayFromFirstElementStateMachine.onMerge`` checks the new wind
 ``Repeatedly`` only merges its child, ``AfterEach`` merges its children up to the first unfinished one and
 clears the rest (``AfterEachStateMachine.onMerge``), and ``AfterWatermark`` stays in its late phase
 when every part was in it and the merged window's end is passed (``AfterWatermarkEarlyAndLate.onMerge``).
+With sessions ``AfterWatermark``'s children both see every arrival (``AfterWatermarkEarlyAndLate.onElement``);
+the on-time firing sets an early leaf's finished bit (:class:`Finish`, Java's phase), which a merge back
+to the early phase clears again (:class:`Unfinish`) after the leaf merged (an ``AfterCount`` then drops
+the parts' counts).
 
 KIP-450 windows (``("td", d)``) are derived from the key's records: the left window ``[t - d, t]``
 of each record and the right window ``[t + 1, t + d + 1]`` of each record with a later one within
@@ -103,7 +107,7 @@ def tree_of(trigger: Any, merging: bool = False) -> tuple[Any, ...]:
         case AfterWatermark():
             early = None if trigger.early is None else sub(trigger.early)
             late = None if trigger.late is None else sub(trigger.late)
-            return ("watermark", early, late)
+            return ("watermark", early, late, merging)
         case Never():
             return ("never",)
         case DefaultTrigger():
@@ -164,19 +168,31 @@ class Merged:
 
 
 @dataclass(frozen=True)
+class Finish:
+    """An early once-trigger's finished bit was set: ``AfterWatermark``'s on-time pane (Beam Java keeps its phase
+    there); its state was cleared. In merging windows only, where the early child keeps seeing tuples."""
+
+
+@dataclass(frozen=True)
+class Unfinish:
+    """After a merge, an early once-trigger's finished bit was cleared (a merge back to the early phase)."""
+
+
+@dataclass(frozen=True)
 class Cleared:
     """The node's state was cleared, its finished bits kept (``AfterEach`` in merging windows, at each pane).
 
     Only ever the first event of a history; ``prior``: the history it had. A leaf counts and waits
     afresh but stays finished when it was; a composite starts each child from that child's
-    ``Cleared`` state, and stays finished when it was (its own state, such as ``AfterWatermark``'s
-    phase, is gone).
+    ``Cleared`` state, and stays finished when it was; ``AfterWatermark`` stays in its late phase
+    (Beam Java keeps the phase as its early child's finished bit, which ``TriggerStateMachine.clear``
+    keeps).
     """
 
     prior: tuple[Any, ...]
 
 
-History = tuple[Arrival | Look | Merged | Cleared, ...]
+History = tuple[Arrival | Look | Merged | Cleared | Finish | Unfinish, ...]
 
 
 @dataclass(frozen=True)
@@ -211,6 +227,8 @@ def _count(tree: tuple[Any, ...], hist: History) -> int:
     for event in hist:
         if isinstance(event, Arrival):
             n += 1
+        elif isinstance(event, Finish):
+            n = 0  # cleared at the on-time pane
         elif isinstance(event, Merged) and not _finished_in_a_part(tree, hist):
             n += sum(_count(tree, part) for _, part in event.parts)
     return n  # a Cleared start counts nothing
@@ -238,8 +256,8 @@ def _deadline(delay: int, hist: History) -> int | None:
             due = min(found) if found else None
         elif isinstance(event, Arrival) and due is None:
             due = event.now + delay
-        elif isinstance(event, Look) and event.fired:
-            due = None  # firing clears the delay (onOnlyFiring)
+        elif (isinstance(event, Look) and event.fired) or isinstance(event, Finish):
+            due = None  # firing clears the delay (onOnlyFiring), so does the on-time pane
     return due
 
 
@@ -296,11 +314,11 @@ def ready(tree: tuple[Any, ...], end: int, hist: History) -> bool:
 def finished(tree: tuple[Any, ...], end: int, hist: History) -> bool:
     """Whether the node has finished after ``hist`` (decided consultations only)."""
     kind = tree[0]
-    if kind == "count":
-        fired = any(look.fired for look in _looks(hist))
-        return _finished_in_a_part(tree, hist) or _finished_before_clear(tree, end, hist) or fired
-    if kind == "delay":
-        return _finished_before_clear(tree, end, hist) or any(look.fired for look in _looks(hist))
+    if kind in ("count", "delay"):
+        fired = any(look.fired for look in _looks(hist)) or any(isinstance(e, Finish) for e in hist)
+        unfinished = len(hist) > 1 and isinstance(hist[1], Unfinish)  # reset right after the merge
+        carried = _finished_in_a_part(tree, hist) if kind == "count" else False
+        return (not unfinished and (carried or _finished_before_clear(tree, end, hist))) or fired
     if kind in ("default", "never"):
         return False
     return _replay(tree, end, hist).finished
@@ -337,7 +355,8 @@ def _replay(tree: tuple[Any, ...], end: int, hist: History) -> Replay:
     if hist and isinstance(hist[0], Cleared):
         prior = _replay(tree, end, hist[0].prior)
         start = [[Cleared(prior.state[i])] for i in range(len(slots))]
-        replay = _replay_from(tree, end, start, hist[1:], late)
+        # AfterWatermark's phase is a finished bit in Beam Java (its early child's): clearing keeps it.
+        replay = _replay_from(tree, end, start, hist[1:], prior.late_phase)
         if prior.finished and not replay.finished:
             return Replay(True, (), replay.every, state=replay.state)
         return replay
@@ -365,7 +384,7 @@ def _replay_from(tree: tuple[Any, ...], end: int, start: list[list[Any]], hist: 
     if kind == "until":
         return _replay_until(tree[1], tree[2], end, start, hist)
     if kind == "watermark":
-        return _replay_watermark(tree[1], tree[2], end, start, hist, late)
+        return _replay_watermark(tree[1], tree[2], tree[3], end, start, hist, late)
     raise ValueError(tree)
 
 
@@ -497,35 +516,52 @@ def _replay_until(main: Any, until: Any, end: int, start: list[list[Any]], hist:
 
 
 def _replay_watermark(
-    early: Any, late: Any, end: int, start: list[list[Any]], hist: History, late_phase: bool
+    early: Any, late: Any, merging: bool, end: int, start: list[list[Any]], hist: History, late_phase: bool
 ) -> Replay:
     # After a merge: the late phase (late child merged) when every part was in it and the end is
-    # passed, else the early phase (early child merged, late child empty).
+    # passed, else the early phase (early child merged, late child empty). In merging windows both
+    # children see every tuple (AfterWatermarkEarlyAndLate.onElement): the late one's early-phase
+    # life only asks for timers (cleared at the on-time pane); the early one's late-phase life starts
+    # with its finished bit (a leaf's, Java's phase) and is what a merge back to the early phase merges.
+    leaf = early is not None and early[0] in ("count", "delay")
     before, after = ([], start[1]) if late_phase else (start[0], [])
+    if merging and leaf and not late_phase and start[0] and isinstance(start[0][0], Merged):
+        before.append(Unfinish())
+    early_after: list[Any] = [Finish()] if leaf and late_phase else []
+    late_before: list[Any] = []
     on_time_fired = late_phase
     over = late_phase and late is None
     for event in hist:
         if on_time_fired:
             after.append(event)
+            if merging and isinstance(event, Arrival):
+                early_after.append(event)
         elif isinstance(event, Look) and event.fired and event.watermark >= end:
             on_time_fired = True  # the on-time firing; the early child is dropped
+            early_after = [Finish()] if leaf else []
             if late is None:
                 over = True
                 break
         else:
             before.append(event)
+            if merging and isinstance(event, Arrival):
+                late_before.append(event)
     every: list[tuple[Any, History]] = []
     if early is not None:
         every.append((("repeat", early), tuple(before)))
+        if merging and on_time_fired:
+            every.append((("repeat", early), tuple(early_after)))
     if late is not None:
         every.append((("repeat", late), tuple(after)))
+        if merging and late_before:
+            every.append((("repeat", late), tuple(late_before)))
     if over:
         current: tuple[tuple[Any, History | None], ...] = ()
     elif on_time_fired:
         current = ((("repeat", late), tuple(after)),)
     else:
         current = ((("repeat", early), tuple(before)),) if early is not None else ()
-    state = (() if on_time_fired else tuple(before), tuple(after))
+    state = ((tuple(early_after) if merging else ()) if on_time_fired else tuple(before), tuple(after))
     return Replay(over, current, tuple(every), late_phase=on_time_fired, state=state)
 
 
@@ -619,10 +655,12 @@ def expected_output(
 
     Sessions (``("sessions", gap)``), as Beam's Java runner merges them: a tuple too late for its
     proto-session ``[ts, ts + gap)`` is a late tuple; closed sessions (trigger finished) take no
-    part in merging; a proto-session inside an open session of its key joins it; one whose merge
-    with the open sessions it overlaps (touching is not overlapping) has the bounds of a closed
-    session is dropped as Beam drops it, with the open sessions it merged and their tuples of this
-    batch (all counted as closed-window drops); otherwise it and those
+    part in merging. A batch's tuples are placed when it ends, after its proto-sessions of a key
+    are merged with each other and the open sessions they overlap (touching is not overlapping),
+    as ``ReduceFnRunner.processElements`` merges a bundle first: which tuples are dropped does not
+    depend on their order. Each tuple goes to its merged session: one that is an open session joins
+    it; one with the bounds of a closed session is dropped as Beam drops it, with the open sessions
+    it merged (its tuples counted as closed-window drops); otherwise its proto-session and those
     open sessions become one new session: its trigger history starts with :class:`Merged`, its
     value is the sum of theirs, it has new data when any part had, its pane index starts again at 0,
     its element holds are the parts' (with ``end_of_window``, its own end when that may hold), it
@@ -644,6 +682,7 @@ def expected_output(
     out: list[tuple[Any, ...]] = []
     live: dict[tuple[str, int, int], _Window] = {}
     dirty: list[tuple[str, int, int]] = []
+    pending: list[tuple[str, int, int]] = []  # sessions: the batch's tuples, placed when it ends
     clock = {"now": 0, "wm": 0, "seq": 0, "late": 0, "closed_drops": 0, "out": 0}
     held: dict[str, int] = {}  # each key's output watermark where holds keep it behind clock["out"]
     kept: dict[str, list[tuple[int, int]]] = {}  # KIP-450: each key's accepted records (ts, v)
@@ -724,6 +763,7 @@ def expected_output(
         return w.end + lateness <= clock["wm"] or clock["wm"] >= END_OF_TIME
 
     def end_batch() -> None:
+        place_sessions()
         touched, dirty[:] = list(dirty), []
         for wid in touched:
             if wid in live:
@@ -760,8 +800,27 @@ def expected_output(
         w.timers = list(w.asked.elements())
         return w
 
-    def session_of(key: str, ts: int) -> _Window | None:
-        proto = windows_of(assigner, ts)[0]
+    def planned(key: str, protos: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        # A batch's proto-sessions of a key merged with each other and the open sessions first (as
+        # ReduceFnRunner.processElements merges a bundle's windows before it places any element).
+        spans = sorted({*protos, *((w.start, w.end) for w in live.values() if w.key == key and not w.closed)})
+        runs: list[tuple[int, int]] = []
+        for start, end in spans:
+            if runs and start < runs[-1][1]:
+                runs[-1] = (runs[-1][0], max(runs[-1][1], end))
+            else:
+                runs.append((start, end))
+        return runs
+
+    def place_sessions() -> None:
+        batch, pending[:] = list(pending), []
+        runs = {key: planned(key, [windows_of(assigner, ts)[0] for k, ts, _ in batch if k == key])
+                for key in {k for k, _, _ in batch}}
+        for key, ts, v in batch:
+            proto = next(r for r in runs[key] if r[0] <= ts < r[1])
+            put([session_of(key, proto)], False, key, ts, v)
+
+    def session_of(key: str, proto: tuple[int, int]) -> _Window | None:
         mine = sorted((w for w in live.values() if w.key == key and not w.closed), key=lambda w: w.start)
         assert all(a.end <= b.start for a, b in pairwise(mine)), "open sessions of a key overlap"
         parts = [w for w in mine if w.start < proto[1] and proto[0] < w.end]
@@ -825,7 +884,8 @@ def expected_output(
         elif assigner[0] == "sessions":
             start, end = windows_of(assigner, ts)[0]
             if end + lateness > clock["wm"]:  # else the proto-session is beyond the allowed lateness
-                targets.append(session_of(key, ts))
+                pending.append((key, ts, v))  # placed when the batch ends, its sessions merged first
+                return
         else:
             for start, end in windows_of(assigner, ts):
                 if end + lateness <= clock["wm"]:
@@ -833,6 +893,9 @@ def expected_output(
                 if (key, start, end) not in live:
                     new_window(key, start, end)
                 targets.append(live[(key, start, end)])
+        put(targets, kept, key, ts, v)
+
+    def put(targets: list[_Window], kept: bool, key: str, ts: int, v: int) -> None:
         if not targets:
             clock["late"] += not kept
             return
