@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("squall.bolts")
 # 2: holds replace the timestamp spans of version 1; 3: output watermarks, GC holds; 4: AfterWatermark's phase
-# and its early child's finished bit (issue 14)
+# and its early child's finished bit
 SNAPSHOT_VERSION = 4
 
 
