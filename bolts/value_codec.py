@@ -89,6 +89,15 @@ def pack_value(value: Any) -> bytes:
         raise TypeError(msg) from None
 
 
+def value_packer() -> msgpack.Packer:
+    """A msgpack ``Packer`` that writes what :func:`pack_value` writes, one value at a time.
+
+    ``autoreset`` is off: read ``bytes()`` at the end. For records built from
+    many values without a list of them all.
+    """
+    return msgpack.Packer(default=_default, use_bin_type=True, strict_types=True, autoreset=False)
+
+
 def unpack_value(data: bytes) -> Any:
     """The value :func:`pack_value` made ``data`` from."""
     return msgpack.unpackb(data, ext_hook=from_extension, raw=False, use_list=True, strict_map_key=False)

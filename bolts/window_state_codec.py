@@ -35,11 +35,8 @@ from collections.abc import Set as AbstractSet
 from operator import attrgetter
 from typing import Any
 
-import msgpack
-
 from bolts.tuples import Fields, Tuple
-from bolts.value_codec import _default as _pack_default
-from bolts.value_codec import pack_value, unpack_value
+from bolts.value_codec import pack_value, unpack_value, value_packer
 from windowing import Event
 
 META_KEY = b"meta"
@@ -125,7 +122,7 @@ def encode_chunk(events: list[Event[Tuple]], schemas: Schemas) -> bytes:
     garbage collector to walk), and the schema is looked up once per run of tuples
     of one schema.
     """
-    packer = msgpack.Packer(default=_pack_default, use_bin_type=True, strict_types=True, autoreset=False)
+    packer = value_packer()
     packer.pack_array_header(len(events))
     last: Tuple | None = None
     schema_id = 0
