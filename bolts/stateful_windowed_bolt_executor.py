@@ -168,6 +168,9 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
 
     def execute_batch(self, batch: TaskInput) -> None:
         """Process a batch as one by one: while recovering, each replayed tuple refills the window; the rest at once."""
+        if self._recovery is None:
+            super().execute_batch(batch)
+            return
         tuples = batch.tuples()
         done = 0
         while self._recovery is not None and done < len(tuples):

@@ -50,6 +50,7 @@ class Segment:
     fields: Fields
     table: pa.Table | None = None
     rows: list[Sequence[Any]] | None = None
+    _built: list[Tuple] | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return self.table.num_rows if self.table is not None else len(self.rows or ())
@@ -63,13 +64,28 @@ class Segment:
             return list(zip(*columns, strict=True)) if columns else [() for _ in range(self.table.num_rows)]
 
     def tuples(self) -> list[Tuple]:
-        """The rows as ``Tuple`` objects, in order."""
+        """The rows as ``Tuple`` objects, in order (built once)."""
+        if self._built is not None:
+            return self._built
         fields, stream, source, task = self.fields, self.stream, self.source_component, self.source_task
         if self.table is not None:  # rows of a table: tuples of the right length
             rows = self.values()
             with collector_paused():
-                return Tuple.many(rows, fields, stream, source, task)  # type: ignore[arg-type]
-        return [Tuple(values, fields, stream, source, task) for values in self.values()]
+                self._built = Tuple.many(rows, fields, stream, source, task)  # type: ignore[arg-type]
+        else:
+            self._built = [Tuple(values, fields, stream, source, task) for values in self.values()]
+        return self._built
+
+    def row(self, index: int) -> Tuple:
+        """Row ``index`` as a ``Tuple`` (a window holding this segment's rows builds them all at its first read)."""
+        return self.tuples()[index]
+
+    def tuple_at(self, index: int) -> Tuple:
+        """Row ``index`` as a ``Tuple``, without building the others."""
+        if self._built is not None or self.table is None:
+            return self.tuples()[index]
+        values = tuple(column[0] for column in self.table.slice(index, 1).to_pydict().values())
+        return Tuple(values, self.fields, self.stream, self.source_component, self.source_task)
 
 
 @dataclass

@@ -30,14 +30,16 @@ from __future__ import annotations
 
 import struct
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from operator import attrgetter
 from typing import Any
 
+from bolts.task_input import Segment
 from bolts.tuples import Fields, Tuple
 from bolts.value_codec import pack_value, unpack_value, value_packer
 from windowing import Event
+from windowing.event import RowEvent
 
 META_KEY = b"meta"
 EVENT_PREFIX = b"e/"
@@ -84,7 +86,11 @@ class Schemas:
 
     def id_of(self, tup: Tuple) -> int:
         """The schema id of ``tup`` (registered on first sight)."""
-        schema = (tup.source_component, tup.stream, tup.fields)
+        return self.id_of_schema(tup.source_component, tup.stream, tup.fields)
+
+    def id_of_schema(self, source: str, stream: str, fields: Fields) -> int:
+        """The id of the schema (``source``, ``stream``, ``fields``), registered on first sight."""
+        schema = (source, stream, fields)
         found = self._ids.get(schema)
         return found if found is not None else self._register(schema)
 
@@ -115,20 +121,36 @@ def encode_page(events: list[Event[Tuple]], schemas: Schemas) -> bytes:
     return pack([[e.seq, e.ts, schemas.id_of(e.value), list(e.value.values), e.value.source_task] for e in events])
 
 
-def encode_chunk(events: list[Event[Tuple]], schemas: Schemas) -> bytes:
+def encode_chunk(
+    events: list[Event[Tuple]], schemas: Schemas, block_values: dict[int, list[Sequence[Any]]] | None = None
+) -> bytes:
     """A commit's new tuples as stored under ``c/<seq>``: the bytes :func:`encode_page` makes, built faster.
 
     One packer writes the rows one by one (no list of all rows stays alive for the
     garbage collector to walk), and the schema is looked up once per run of tuples
-    of one schema.
+    of one schema. A spout's rows still held as a columnar block are written from
+    the block's values, without building their ``Tuple``s; ``block_values`` keeps
+    each block's values (by ``id``) for the next chunks of the same commit.
     """
+    block_values = {} if block_values is None else block_values
     packer = value_packer()
     packer.pack_array_header(len(events))
     last: Tuple | None = None
+    block: Segment | None = None
+    block_rows: list[Sequence[Any]] = []
     schema_id = 0
     row: list[Any] = []
     try:
         for event in events:
+            if type(event) is RowEvent and isinstance(event.source, Segment):  # a spout's row, values not built
+                if event.source is not block:
+                    block, last = event.source, None
+                    block_rows = block_values.get(id(block)) or block_values.setdefault(id(block), block.values())
+                    schema_id = schemas.id_of_schema(block.source_component, block.stream, block.fields)
+                row = [event.seq, event.ts, schema_id, list(block_rows[event.row]), block.source_task]
+                packer.pack(row)
+                continue
+            block = None
             tup = event.value
             if (
                 last is None
@@ -229,9 +251,10 @@ class Chunks:
                 puts[key] = pack(newly_dead)
         events = sorted(added.values(), key=_seq_of_event)
         new_chunks = []
+        block_values: dict[int, list[Sequence[Any]]] = {}
         for at in range(0, len(events), CHUNK_EVENTS):  # bounded records (HBase refuses cells over 10 MB)
             part = events[at : at + CHUNK_EVENTS]
-            puts[seq_key(CHUNK_PREFIX, part[0].seq)] = encode_chunk(part, schemas)
+            puts[seq_key(CHUNK_PREFIX, part[0].seq)] = encode_chunk(part, schemas, block_values)
             new_chunks.append((part[0].seq, len(part)))
         self._staged = (new_chunks, dead_after, singles)
         return puts, deletes

@@ -18,8 +18,8 @@ from bolts.collector import EmitSink, OutputCollector
 from bolts.context import TopologyContext
 from bolts.errors import TupleError
 from bolts.task import BoltTask
-from bolts.task_input import TaskInput
-from bolts.timestamps import read_millis
+from bolts.task_input import Segment, TaskInput
+from bolts.timestamps import column_millis, is_timestamp_column, read_millis
 from bolts.tuples import Fields, Tuple
 from windowing import (
     Count,
@@ -115,6 +115,10 @@ class WindowedBoltExecutor(BoltTask):
         self._extract = self._timestamp_reader()
         self._read_batch = self._batch_timestamp_reader()
         self._add_batch = self._batch_path()
+        # Spouts' columnar segments go into the window unbuilt, until the bolt reads a window's tuples
+        # (get(), iter()...) rather than only its to_arrow(): from then on they are built as they arrive.
+        self._rows_lazily = self._check is None and self.config.timestamp_extractor is None and (
+            self.watermarks is not None or not self.config.spec().fires_on_arrival)
         self.late_tuples = 0
         self.collector: OutputCollector | None = None
         # Told which tuples are done with (expired or late), as Storm acks them; the harness uses it
@@ -180,7 +184,50 @@ class WindowedBoltExecutor(BoltTask):
         count slide can fire on any tuple: its tuples are executed one by one (the
         path is chosen when the task is built).
         """
-        self._add_batch(batch.tuples())
+        if self._rows_lazily and all(self._block_ready(s) for s in batch.segments):
+            self._add_blocks(batch.segments)
+        else:
+            self._add_batch(batch.tuples())
+
+    def _block_ready(self, segment: Segment) -> bool:
+        """Whether a segment can go into the window as a columnar block (timestamps read from its column)."""
+        table = segment.table
+        if table is None:
+            return False
+        field = self.config.timestamp_field
+        return field is None or (field in table.column_names and is_timestamp_column(table.column(field)))
+
+    def _add_blocks(self, segments: list[Segment]) -> None:
+        """:meth:`_add_batch` of segments held as columnar blocks: their ``Tuple`` objects are built on first read.
+
+        The same events, in the same order, as the tuple path: in event time the
+        generator takes each segment's largest timestamp before lateness is judged
+        against the (unmoved) watermark, on-time rows are held, and late rows go to
+        the late stream after them, in arrival order.
+        """
+        field = self.config.timestamp_field
+        watermarks = self.watermarks
+        if watermarks is None:  # processing time: every tuple gets the batch's time
+            now = self.clock.now()
+            for segment in segments:
+                self._held(self.manager.add_rows(segment, range(len(segment)), [now] * len(segment)))
+            return
+        stamped = [(segment, column_millis(segment.table.column(field))) for segment in segments]  # type: ignore[union-attr]
+        for segment, stamps in stamped:
+            watermarks.track_max((segment.source_component, segment.stream), int(stamps.max()))
+        watermark = watermarks.watermark
+        late: list[tuple[Segment, int, int]] = []
+        for segment, stamps in stamped:
+            if int(stamps.min()) >= watermark:
+                self._held(self.manager.add_rows(segment, range(len(stamps)), stamps.tolist()))
+                continue
+            on_time = stamps >= watermark
+            rows = on_time.nonzero()[0]
+            if len(rows):
+                self._held(self.manager.add_rows(segment, rows.tolist(), stamps[rows].tolist()))
+            late += [(segment, row, int(stamps[row])) for row in (~on_time).nonzero()[0].tolist()]
+        for segment, row, ts in late:
+            self._late(segment.tuple_at(row), ts)
 
     def _batch_path(self) -> Callable[[list[Tuple]], None]:
         if self.watermarks is not None:
@@ -334,6 +381,8 @@ class WindowedBoltExecutor(BoltTask):
         if self.observer is not None:
             self.observer(window)
         self.bolt.execute(window)
+        if window.read_values:
+            self._rows_lazily = False
 
     def on_expiry(self, events: list[Event[Tuple]]) -> None:
         """Expired tuples are done with: tell the ack listener, if any."""

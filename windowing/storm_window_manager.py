@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from windowing.event import Event
@@ -33,12 +32,13 @@ class StormWindowManager(WindowManager[T]):
         self._count_towards_compaction()
         return event
 
-    def add_all(self, values: Sequence[T], stamps: Sequence[int]) -> list[Event[T]]:
-        """Add tuples in arrival order one at a time, as Storm does (a compaction may fall mid-batch)."""
-        if len(values) != len(stamps):
-            msg = f"StormWindowManager.add_all: {len(values)} values but {len(stamps)} timestamps"
-            raise ValueError(msg)
-        return [self.add(value, ts) for value, ts in zip(values, stamps, strict=True)]
+    def _add_events(self, events: list[Event[T]]) -> list[Event[T]]:
+        """Add a batch's events in arrival order one at a time, as Storm does (a compaction may fall mid-batch)."""
+        for event in events:
+            self.eviction.add(event)
+            self.trigger.track(event)
+            self._count_towards_compaction()
+        return events
 
     def add_watermark(self, ts: int) -> None:
         """Pass a watermark to the trigger, then count it towards the next compaction."""

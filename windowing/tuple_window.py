@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterator
+from itertools import pairwise
+from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
 from windowing.event import Event
@@ -34,7 +36,8 @@ class TupleWindow(Generic[T]):
     if you need the tuples later).
     """
 
-    __slots__ = ("_cache", "_expired", "_open", "_prev", "_scan", "end_timestamp", "start_timestamp", "tracks_changes")
+    __slots__ = ("_cache", "_expired", "_open", "_prev", "_scan", "end_timestamp", "read_values", "start_timestamp",
+                 "tracks_changes")
 
     def __init__(
         self,
@@ -53,8 +56,10 @@ class TupleWindow(Generic[T]):
         self.start_timestamp = start_timestamp
         self.end_timestamp = end_timestamp
         self.tracks_changes = tracks_changes
+        self.read_values = False  # whether the bolt asked for the tuples themselves (not only to_arrow)
 
-    def _check_open(self, method: str) -> None:
+    def _check_open(self, method: str, values: bool = True) -> None:
+        self.read_values = self.read_values or values
         if not self._open:
             msg = (
                 f"TupleWindow.{method}: the window is only readable inside execute(); "
@@ -121,17 +126,29 @@ class TupleWindow(Generic[T]):
         return self.iter()
 
     def __len__(self) -> int:
-        self._check_open("__len__")
+        self._check_open("__len__", values=False)
         return self._scan.size
 
     def to_arrow(self) -> Any:
-        """The window's tuples as a ``pyarrow.Table``, one column per field of the first tuple."""
+        """The window's tuples as a ``pyarrow.Table`` in arrival order, one column per field.
+
+        Tuples a spout delivered stay in the columnar blocks they came in: the
+        table is made of slices of those blocks (no copy when the window's rows of
+        a block are contiguous, a ``take`` otherwise) and keeps their Arrow types.
+        Otherwise (tuples emitted by a bolt or restored from a store) the columns
+        are built from the tuples' values, named after the first tuple's fields.
+        """
         import pyarrow as pa  # imported here: only columnar users pay for it
 
-        self._check_open("to_arrow")
-        tuples = self.get()
-        if not tuples:
+        self._check_open("to_arrow", values=False)
+        scan = self._scan
+        events = scan.source[scan.lo : scan.hi] if isinstance(scan.source, list) else scan.events()
+        if not events:
             return pa.table({})
+        table = _block_slices(events)
+        if table is not None:
+            return table
+        tuples = self.get()
         fields = tuples[0].fields  # type: ignore[attr-defined]
         try:  # every row as long as the first (the first tuple's fields name the columns)
             columns = list(zip(*(t.values for t in tuples), strict=True))  # type: ignore[attr-defined]
@@ -152,6 +169,45 @@ class TupleWindow(Generic[T]):
         return f"TupleWindow(size={size}, start={self.start_timestamp}, end={self.end_timestamp})"
 
 
-def _seq(event: Event[Any]) -> int:
-    return event.seq
+_seq = attrgetter("seq")
 
+
+
+def _block_slices(events: list[Event[Any]]) -> Any:
+    """The events' rows in arrival order as one table of slices of their blocks.
+
+    None unless every event is a block row and the blocks share one schema. A
+    block's events have consecutive arrival numbers and rows that grow with them,
+    so sorting by arrival number groups each block's rows in increasing order.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    n = len(events)
+    try:
+        rows = np.fromiter(map(_row, events), np.int64, n)
+    except AttributeError:  # an event holding a built value (emitted by a bolt, or restored from a store)
+        return None
+    seqs = np.fromiter(map(_seq, events), np.int64, n)
+    blocks = np.fromiter(map(id, map(_source, events)), np.uint64, n)
+    order = np.argsort(seqs, kind="stable")
+    rows, blocks = rows[order], blocks[order]
+    starts = [0, *(np.flatnonzero(blocks[1:] != blocks[:-1]) + 1).tolist(), n]
+    pieces = [_rows_of(events[order[a]].source.table, rows[a:b])  # type: ignore[attr-defined]
+              for a, b in pairwise(starts)]
+    schema = pieces[0].schema
+    if any(not piece.schema.equals(schema) for piece in pieces):
+        return None
+    return pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)
+
+
+def _rows_of(table: Any, rows: Any) -> Any:
+    """Rows ``rows`` (an increasing int64 array) of ``table``: a zero-copy slice when they are contiguous."""
+    first, count = int(rows[0]), len(rows)
+    if int(rows[-1]) - first + 1 == count:
+        return table.slice(first, count)
+    return table.take(rows)
+
+
+_row = attrgetter("row")
+_source = attrgetter("source")

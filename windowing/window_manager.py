@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any, Generic, Protocol, TypeVar
 
-from windowing.event import Event
+from windowing.event import Event, RowEvent, RowSource
 from windowing.eviction_policy import EvictionPolicy
 from windowing.membership import Membership, membership_from_data, membership_to_data
 from windowing.trigger_policy import TriggerPolicy
@@ -68,9 +69,22 @@ class WindowManager(Generic[T]):
         if len(values) != len(stamps):
             msg = f"WindowManager.add_all: {len(values)} values but {len(stamps)} timestamps"
             raise ValueError(msg)
+        return self._add_events(list(map(Event, values, stamps, self._next_seqs(len(values)))))
+
+    def add_rows(self, source: RowSource[T], rows: Sequence[int], stamps: Sequence[int]) -> list[Event[T]]:
+        """:meth:`add_all` of rows ``rows`` of a columnar block, their values built only when a window reads them."""
+        if len(rows) != len(stamps):
+            msg = f"WindowManager.add_rows: {len(rows)} rows but {len(stamps)} timestamps"
+            raise ValueError(msg)
+        return self._add_events(list(map(RowEvent, repeat(source), rows, stamps, self._next_seqs(len(rows)))))
+
+    def _next_seqs(self, n: int) -> range:
         first = self._next_seq
-        self._next_seq = first + len(values)
-        events = list(map(Event, values, stamps, range(first, self._next_seq)))
+        self._next_seq = first + n
+        return range(first, first + n)
+
+    def _add_events(self, events: list[Event[T]]) -> list[Event[T]]:
+        """Hold new events, in arrival order, at once."""
         self.eviction.add_all(events)
         return events
 
