@@ -25,10 +25,11 @@ as it came, and the per-tuple path names (or rejects) the exact tuple.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bolts.aggregate_holds import add_holds
-from bolts.aggregate_spec import RETRACTION_FIELD
+from bolts.aggregate_spec import RETRACTION_FIELD, AggregateSpec
+from bolts.aggregate_windows import WindowId, WindowTable
 from bolts.task_input import Segment
 from bolts.timestamps import column_millis, is_timestamp_column
 from windowing.assigners import FixedWindows, GlobalWindows, SlidingWindows, Window
@@ -37,8 +38,22 @@ from windowing.trigger_context import TriggerContext
 if TYPE_CHECKING:
     import numpy as np
 
-    from bolts.aggregate_spec import AggregateSpec
-    from bolts.aggregate_task import AggregateTask
+    from bolts.input_watermarks import InputWatermarks
+    from bolts.tuples import Tuple
+    from windowing.clock import ManualClock
+
+
+class AggregateTask(Protocol):
+    """What placing a segment reads and changes of the task (``bolts.aggregate_task.AggregateTask``)."""
+
+    spec: AggregateSpec
+    table: WindowTable
+    clock: ManualClock
+    marks: InputWatermarks
+    dirty: dict[WindowId, None]
+    closed_window_drops: int
+
+    def _late(self, tup: Tuple, ts: int) -> None: ...
 
 
 def supports(spec: AggregateSpec) -> bool:

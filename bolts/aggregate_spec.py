@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import Any
+from typing import Any, Protocol
 
 from bolts.errors import TupleError
 from windowing.accumulation import AccumulationMode
@@ -120,3 +120,11 @@ class AggregateSpec:
                 "has no retract(acc, tuple); use one that can retract (count, sum, mean, collect)"
             )
             raise TupleError(msg)
+
+
+class SpecSource(Protocol):
+    """A bolt that builds an aggregation's spec: ``WindowedAggregateBolt`` and the bolts built on it."""
+
+    def build_spec(self, component: str = "") -> AggregateSpec:
+        """The checked configuration of the aggregation, for bolt ``component``."""
+        ...

@@ -22,7 +22,7 @@ from typing import Any
 
 from bolts.aggregate_window_state import WindowState
 from bolts.aggregate_windows import TableChanges, WindowTable
-from bolts.stateful_windowed_bolt_executor import WindowStore
+from bolts.task_store import WindowStore
 from bolts.value_codec import pack_value, unpack_value
 from bolts.window_state_codec import META_KEY, seq_key
 

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from bolts.aggregate_columnar import place_segment, supports, takes
 from bolts.aggregate_firing import PaneEmitter
 from bolts.aggregate_holds import add_holds
+from bolts.aggregate_spec import SpecSource
 from bolts.aggregate_store import load, state_writes
 from bolts.aggregate_window_state import WindowState
 from bolts.aggregate_windows import WindowId, WindowTable
@@ -48,8 +49,8 @@ from windowing.clock import ManualClock, PeriodicTimers
 from windowing.trigger_context import TriggerContext
 
 if TYPE_CHECKING:
-    from bolts.stateful_windowed_bolt_executor import WindowStore
-    from bolts.windowed_aggregate_bolt import WindowedAggregateBolt
+    from bolts.base_bolt import BaseBolt
+    from bolts.task_store import WindowStore
 
 log = logging.getLogger("squall.bolts")
 # 2: holds replace the timestamp spans of version 1; 3: output watermarks, GC holds; 4: AfterWatermark's phase
@@ -72,7 +73,7 @@ class AggregateTask(BoltTask):
 
     def __init__(
         self,
-        bolt: WindowedAggregateBolt,
+        bolt: BaseBolt,
         *,
         component: str,
         input_streams: Iterable[tuple[str, str]],
@@ -86,7 +87,7 @@ class AggregateTask(BoltTask):
         super().__init__(
             bolt, component=component, input_streams=input_streams, task_index=task_index, parallelism=parallelism
         )
-        self.spec = bolt.build_spec(component)
+        self.spec = cast("SpecSource", bolt).build_spec(component)  # a WindowedAggregateBolt, or one built on it
         self.output_streams = bolt.output_streams(component)
         self.clock = ManualClock(start_time_ms)
         self.timers = PeriodicTimers(self.clock)

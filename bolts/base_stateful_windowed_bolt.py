@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Self
 
 from bolts.base_windowed_bolt import BaseWindowedBolt
-from bolts.window_config import require_type
+from bolts.event_time_options import require_type
 
 
 class BaseStatefulWindowedBolt(BaseWindowedBolt):

@@ -6,14 +6,9 @@ from datetime import timedelta
 from typing import Any, Self
 
 from bolts.base_bolt import BaseBolt
-from bolts.event_time_options import EventTimeOptions
+from bolts.event_time_options import LATE_TUPLE_FIELD, EventTimeOptions, require_positive, require_type
 from bolts.tuples import Fields
-from bolts.window_config import (
-    LATE_TUPLE_FIELD,
-    WindowConfig,
-    require_positive,
-    require_type,
-)
+from bolts.window_config import WindowConfig
 from windowing import Count, Duration, TupleWindow
 from windowing.duration import as_duration
 

@@ -2,12 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, Self
 
-from bolts.window_config import TimestampExtractor, require_positive, require_type
-from windowing import Duration
+from windowing import Count, Duration
 from windowing.duration import as_duration
+
+DEFAULT_WATERMARK_INTERVAL = Duration.seconds(1)
+LATE_TUPLE_FIELD = "late_tuple"
+
+TimestampExtractor = Callable[[Any], int]
+
+
+def require_type(method: str, name: str, value: object, *types: type) -> None:
+    """Raise ``TypeError`` naming the method, the parameter and the value unless it has one of ``types``."""
+    if isinstance(value, bool) or not isinstance(value, types):
+        expected = " or ".join(t.__name__ for t in types)
+        msg = f"{method}: `{name}` must be a {expected}; got {value!r} ({type(value).__name__}) instead"
+        raise TypeError(msg)
+
+
+def require_positive(method: str, name: str, value: Count | Duration) -> None:
+    """Raise ``ValueError`` unless a Count or Duration is above zero."""
+    if value.value <= 0:
+        msg = f"{method}: `{name}` must be positive; got {value!r} instead"
+        raise ValueError(msg)
 
 
 class EventTimeOptions:

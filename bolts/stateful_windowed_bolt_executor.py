@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any, Protocol
+from typing import Any
 
 from bolts.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
 from bolts.base_windowed_bolt import BaseWindowedBolt
 from bolts.collector import EmitSink
 from bolts.errors import TupleError
 from bolts.task_input import TaskInput
+from bolts.task_store import WindowStore
 from bolts.tuples import Tuple
 from bolts.window_pages import WindowPages
 from bolts.window_state_codec import (
@@ -35,22 +36,6 @@ log = logging.getLogger("squall.bolts")
 
 StreamKey = tuple[str, str]
 _seq_of_event = attrgetter("seq")
-
-
-class WindowStore(Protocol):
-    """One task's namespace in a state backend: reads, prefix scans, and an atomic commit per batch."""
-
-    def get(self, key: bytes) -> bytes | None:
-        """The committed value of ``key``."""
-        ...
-
-    def scan(self, prefix: bytes) -> Iterable[tuple[bytes, bytes]]:
-        """Committed ``(key, value)`` pairs whose key starts with ``prefix``, in key order."""
-        ...
-
-    def commit(self, batch_id: int, puts: Mapping[bytes, bytes], deletes: Iterable[bytes]) -> bool:
-        """Apply the writes atomically with ``batch_id``; False (and nothing written) if already committed."""
-        ...
 
 
 @dataclass

@@ -2,31 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
+from bolts.event_time_options import (
+    DEFAULT_WATERMARK_INTERVAL,
+    TimestampExtractor,
+)
 from windowing import Count, Duration, WindowSpec
-
-DEFAULT_WATERMARK_INTERVAL = Duration.seconds(1)
-LATE_TUPLE_FIELD = "late_tuple"
-
-TimestampExtractor = Callable[[Any], int]
-
-
-def require_type(method: str, name: str, value: object, *types: type) -> None:
-    """Raise ``TypeError`` naming the method, the parameter and the value unless it has one of ``types``."""
-    if isinstance(value, bool) or not isinstance(value, types):
-        expected = " or ".join(t.__name__ for t in types)
-        msg = f"{method}: `{name}` must be a {expected}; got {value!r} ({type(value).__name__}) instead"
-        raise TypeError(msg)
-
-
-def require_positive(method: str, name: str, value: Count | Duration) -> None:
-    """Raise ``ValueError`` unless a Count or Duration is above zero."""
-    if value.value <= 0:
-        msg = f"{method}: `{name}` must be positive; got {value!r} instead"
-        raise ValueError(msg)
 
 
 @dataclass(frozen=True)

@@ -30,10 +30,9 @@ from bolts.aggregate_spec import (
 )
 from bolts.base_bolt import BaseBolt
 from bolts.collector import OutputFieldsDeclarer
-from bolts.event_time_options import EventTimeOptions
+from bolts.event_time_options import LATE_TUPLE_FIELD, EventTimeOptions, require_type
 from bolts.task import BoltTask
 from bolts.tuples import Fields
-from bolts.window_config import LATE_TUPLE_FIELD, require_type
 from windowing.accumulation import AccumulationMode
 from windowing.assigners import TimeDifferenceWindows, WindowAssigner
 from windowing.duration import Duration, as_duration

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from windowing.trigger_context import TriggerContext, TriggerResult
-
-if TYPE_CHECKING:
-    from windowing.trigger_composites import OrFinally
 
 
 class Trigger(ABC):
@@ -48,8 +45,6 @@ class Trigger(ABC):
 
     def or_finally(self, until: Trigger) -> OrFinally:
         """``OrFinally(self, until)``: fire as this trigger does, and finish for good when ``until`` fires."""
-        from windowing.trigger_composites import OrFinally
-
         return OrFinally(self, until)
 
 
@@ -69,3 +64,51 @@ def evaluate(trigger: Trigger, ctx: TriggerContext) -> TriggerResult:
         return TriggerResult.CONTINUE
     trigger.on_fire(ctx)
     return TriggerResult.FIRE_AND_FINISH if ctx.finished else TriggerResult.FIRE
+
+
+def merge_children(children: tuple[Trigger, ...], ctx: TriggerContext, sources: list[TriggerContext]) -> None:
+    """Merge each child's state in ``ctx`` from the same child's state in ``sources``."""
+    for i, child in enumerate(children):
+        child.on_merge(ctx.child(i), [s.child(i) for s in sources])
+
+
+# OrFinally lives beside Trigger because every trigger builds one (``or_finally``); the other composites
+# import this module, never the reverse.
+@dataclass(frozen=True)
+class OrFinally(Trigger):
+    """Fires as ``trigger`` does; when ``until`` fires, fires a last pane and finishes (``t.or_finally(until)``)."""
+
+    trigger: Trigger
+    until: Trigger
+
+    def __post_init__(self) -> None:
+        require_trigger("OrFinally", "trigger", self.trigger)
+        require_trigger("OrFinally", "until", self.until)
+
+    def on_element(self, ctx: TriggerContext) -> None:
+        """Both children see the tuple."""
+        self.on_elements(ctx, 1)
+
+    def on_elements(self, ctx: TriggerContext, count: int) -> None:
+        """Both children see the tuples."""
+        self.trigger.on_elements(ctx.child(0), count)
+        self.until.on_elements(ctx.child(1), count)
+
+    def should_fire(self, ctx: TriggerContext) -> bool:
+        """When either child would fire."""
+        return self.trigger.should_fire(ctx.child(0)) or self.until.should_fire(ctx.child(1))
+
+    def on_fire(self, ctx: TriggerContext) -> None:
+        """Finish when ``until`` fired or ``trigger`` finished."""
+        if self.until.should_fire(ctx.child(1)):
+            self.until.on_fire(ctx.child(1))
+            ctx.set_finished()
+            return
+        self.trigger.on_fire(ctx.child(0))
+        if ctx.child(0).finished:
+            ctx.set_finished()
+
+    def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
+        """Merge both children; finished when either is (a once-trigger finished in a source stays finished)."""
+        merge_children((self.trigger, self.until), ctx, sources)
+        ctx.set_finished(ctx.child(0).finished or ctx.child(1).finished)

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from windowing.trigger_base import Trigger, require_trigger
+from windowing.trigger_base import Trigger, merge_children, require_trigger
 from windowing.trigger_context import TriggerContext
 
 
@@ -16,11 +16,6 @@ def _children(owner: str, triggers: Iterable[object]) -> tuple[Trigger, ...]:
         msg = f"{owner}: needs at least one trigger; got none"
         raise ValueError(msg)
     return children
-
-
-def _merge_children(children: tuple[Trigger, ...], ctx: TriggerContext, sources: list[TriggerContext]) -> None:
-    for i, child in enumerate(children):
-        child.on_merge(ctx.child(i), [s.child(i) for s in sources])
 
 
 @dataclass(frozen=True)
@@ -166,7 +161,7 @@ class _Parallel(Trigger):
 
     def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
         """Merge every child, then finish as ``combine_op`` says."""
-        _merge_children(self.triggers, ctx, sources)
+        merge_children(self.triggers, ctx, sources)
         ctx.set_finished(type(self).combine_op(ctx.child(i).finished for i in range(len(self.triggers))))
 
 
@@ -184,43 +179,3 @@ class AfterAll(_Parallel):
 
     combine_op = all
     finished_child_fires = True
-
-
-@dataclass(frozen=True)
-class OrFinally(Trigger):
-    """Fires as ``trigger`` does; when ``until`` fires, fires a last pane and finishes (``t.or_finally(until)``)."""
-
-    trigger: Trigger
-    until: Trigger
-
-    def __post_init__(self) -> None:
-        require_trigger("OrFinally", "trigger", self.trigger)
-        require_trigger("OrFinally", "until", self.until)
-
-    def on_element(self, ctx: TriggerContext) -> None:
-        """Both children see the tuple."""
-        self.on_elements(ctx, 1)
-
-    def on_elements(self, ctx: TriggerContext, count: int) -> None:
-        """Both children see the tuples."""
-        self.trigger.on_elements(ctx.child(0), count)
-        self.until.on_elements(ctx.child(1), count)
-
-    def should_fire(self, ctx: TriggerContext) -> bool:
-        """When either child would fire."""
-        return self.trigger.should_fire(ctx.child(0)) or self.until.should_fire(ctx.child(1))
-
-    def on_fire(self, ctx: TriggerContext) -> None:
-        """Finish when ``until`` fired or ``trigger`` finished."""
-        if self.until.should_fire(ctx.child(1)):
-            self.until.on_fire(ctx.child(1))
-            ctx.set_finished()
-            return
-        self.trigger.on_fire(ctx.child(0))
-        if ctx.child(0).finished:
-            ctx.set_finished()
-
-    def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
-        """Merge both children; finished when either is (a once-trigger finished in a source stays finished)."""
-        _merge_children((self.trigger, self.until), ctx, sources)
-        ctx.set_finished(ctx.child(0).finished or ctx.child(1).finished)

@@ -14,8 +14,8 @@ Each trigger implements ``on_element`` (a tuple joined the window),
 (session windows merged; ``sources`` are the merged windows' contexts).
 """
 
-from windowing.trigger_base import Trigger, evaluate
-from windowing.trigger_composites import AfterAll, AfterAny, AfterEach, OrFinally, Repeatedly
+from windowing.trigger_base import OrFinally, Trigger, evaluate
+from windowing.trigger_composites import AfterAll, AfterAny, AfterEach, Repeatedly
 from windowing.trigger_context import TriggerContext, TriggerResult
 from windowing.trigger_leaves import AfterCount, AfterProcessingTime, AfterWatermark, DefaultTrigger, Never
 
