@@ -29,7 +29,7 @@ setup(
     python_requires=">=3.11",
     packages=find_packages(include=["squall", "windowing*", "bolts*", "state_backends*", "topologies*"]),
     package_data={name: ["py.typed"] for name in ("squall", "windowing", "bolts", "state_backends", "topologies")},
-    # numpy: the columnar placement of windowed aggregations (bolts/aggregate_columnar.py).
+    # numpy: the columnar placement of windowed aggregations (bolts/aggregate/columnar.py).
     install_requires=["pyarrow>=16", "msgpack>=1.0", "numpy>=1.26"],
     extras_require={
         "spark": SPARK,

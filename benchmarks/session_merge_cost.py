@@ -14,7 +14,7 @@ import argparse
 import random
 import time
 
-from bolts.windowed_aggregate_bolt import WindowedAggregateBolt
+from bolts.aggregate.windowed_aggregate_bolt import WindowedAggregateBolt
 from topologies.testing import BoltHarness
 from windowing import Duration, aggregators
 from windowing.assigners import Sessions

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import time
 
-from bolts.windowed_aggregate_bolt import WindowedAggregateBolt
+from bolts.aggregate.windowed_aggregate_bolt import WindowedAggregateBolt
 from topologies.testing import BoltHarness
 from windowing import Duration, aggregators
 from windowing.assigners import SlidingWindows, TimeDifferenceWindows

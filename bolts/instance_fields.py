@@ -38,7 +38,7 @@ from typing import Any
 
 import msgpack
 
-from bolts import value_codec
+from bolts.codecs import value_codec
 from bolts.tuples import Tuple
 from windowing.panes import PaneInfo
 

@@ -6,11 +6,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from bolts.base_bolt import BaseBolt
-from bolts.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
-from bolts.base_windowed_bolt import BaseWindowedBolt
-from bolts.stateful_windowed_bolt_executor import StatefulWindowedBoltExecutor
+from bolts.storm.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
+from bolts.storm.base_windowed_bolt import BaseWindowedBolt
+from bolts.storm.stateful_windowed_bolt_executor import StatefulWindowedBoltExecutor
+from bolts.storm.windowed_bolt_executor import WindowedBoltExecutor
 from bolts.task import BoltTask, PlainBoltTask, TaskObserver
-from bolts.windowed_bolt_executor import WindowedBoltExecutor
 
 
 def make_task(

@@ -11,7 +11,8 @@ Spark's ``StreamingQueryProgress`` cannot carry them as observed metrics: those
 are aggregates over the rows of the streaming DataFrame, computed before
 ``foreachBatch`` hands the batch to the bolts, and a ``Dataset.observe`` run
 inside ``foreachBatch`` is not reported in the query's progress. So squall
-offers a listener instead: :class:`SquallProgressListener` is a
+offers a listener instead: ``topologies.progress_listener.SquallProgressListener`` (a
+module of its own, since it subclasses pyspark's class) is a
 ``StreamingQueryListener`` that, on each ``onQueryProgress`` of its query,
 pairs Spark's progress with squall's :class:`BatchMetrics` of the same batch id
 and hands both to a callback.
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from bolts.windowed_bolt_executor import END_OF_TIME  # a task's watermark after the shutdown flush
+from bolts.storm.windowed_bolt_executor import END_OF_TIME  # a task's watermark after the shutdown flush
 
 if TYPE_CHECKING:
     from pyspark.sql.streaming.query import StreamingQueryProgress
@@ -186,13 +187,3 @@ ProgressCallback = Callable[["StreamingQueryProgress", "BatchMetrics | None"], N
 
 
 MetricsSource = MetricsHistory | Callable[[], "MetricsHistory | None"]
-
-
-def __getattr__(name: str) -> Any:
-    """``SquallProgressListener`` is imported on first use: it subclasses pyspark's listener, an optional extra."""
-    if name == "SquallProgressListener":
-        from topologies.progress_listener import SquallProgressListener
-
-        return SquallProgressListener
-    msg = f"module {__name__!r} has no attribute {name!r}"
-    raise AttributeError(msg)

@@ -29,9 +29,9 @@ import importlib.util
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from bolts.aggregate_spec import OUTPUT_FIELDS
+from bolts.aggregate.spec import OUTPUT_FIELDS
 from bolts.timestamps import millis
 from bolts.tuples import DEFAULT_STREAM
 from windowing.panes import PaneInfo
@@ -40,7 +40,27 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from topologies.testing import BoltHarness
+
+@runtime_checkable
+class BoltHarness(Protocol):
+    """What a picture reads of a run: a ``topologies.testing.BoltHarness`` that has been fed.
+
+    Named as the harness so that signatures read as what users pass; the
+    harness module imports this one (for ``BoltHarness.plot()``), never the reverse.
+    """
+
+    task: Any
+    arrivals: list[Any]
+    emitted: list[Any]
+    emitted_at: list[Any]
+    late: list[Any]
+    rejected: list[Any]
+    watermarks: list[Any]
+    windows: list[Any]
+
+    def plot(self, path: Any = None, **options: Any) -> Any:
+        """Draw the run (``plot_run``)."""
+        ...
 
 COLORS = {"window": "tab:blue", "EARLY": "tab:orange", "ON_TIME": "tab:blue", "LATE": "tab:purple",
           "retraction": "grey"}
@@ -190,8 +210,6 @@ def draw(
 
 def load_harness(path: str) -> tuple[BoltHarness, dict[str, Any]]:
     """The harness a script builds (``build_harness()``, already driven) and its ``PLOT_OPTIONS`` (a dict, optional)."""
-    from topologies.testing import BoltHarness
-
     file = Path(path)
     if not file.is_file():
         msg = f"squall plot: no such file {path!r}"

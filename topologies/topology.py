@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from bolts import BaseBolt, BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, WindowedAggregateBolt
-from bolts.windowed_join_bolt import JoinAggregator
+from bolts.aggregate.windowed_join_bolt import JoinAggregator
 from topologies.groupings import Grouping, Subscription
 from topologies.spouts.base import Spout
 

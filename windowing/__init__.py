@@ -5,7 +5,6 @@ Nothing here imports Spark; the package is unit-tested without a JVM.
 
 from windowing import aggregators
 from windowing.accumulation import AccumulationMode
-from windowing.arrival_queue_eviction_policy import ArrivalQueueEvictionPolicy
 from windowing.assigners import (
     END_OF_TIME,
     MIN_TIMESTAMP,
@@ -18,21 +17,29 @@ from windowing.assigners import (
     WindowAssigner,
 )
 from windowing.clock import ManualClock, PeriodicTimers
-from windowing.count_eviction_policy import CountEvictionPolicy
-from windowing.count_trigger_policy import CountTriggerPolicy
 from windowing.duration import Count, Duration
-from windowing.event import Event
-from windowing.eviction_action import Action
-from windowing.eviction_context import EvictionContext
-from windowing.eviction_policy import EvictionPolicy, WindowScan
 from windowing.panes import PaneInfo, Timing
-from windowing.storm_watermark_count_eviction_policy import StormWatermarkCountEvictionPolicy
-from windowing.storm_watermark_time_eviction_policy import StormWatermarkTimeEvictionPolicy
-from windowing.storm_watermark_time_trigger_policy import StormWatermarkTimeTriggerPolicy
-from windowing.storm_window_manager import StormWindowManager
-from windowing.time_eviction_policy import TimeEvictionPolicy
-from windowing.time_trigger_policy import TimeTriggerPolicy
-from windowing.trigger_policy import TriggerPolicy
+from windowing.storm.event import Event
+from windowing.storm.exact.arrival_queue_eviction_policy import ArrivalQueueEvictionPolicy
+from windowing.storm.exact.watermark_count_eviction_policy import StormWatermarkCountEvictionPolicy
+from windowing.storm.exact.watermark_time_eviction_policy import StormWatermarkTimeEvictionPolicy
+from windowing.storm.exact.watermark_time_trigger_policy import StormWatermarkTimeTriggerPolicy
+from windowing.storm.exact.window_manager import StormWindowManager
+from windowing.storm.policies.count_eviction_policy import CountEvictionPolicy
+from windowing.storm.policies.count_trigger_policy import CountTriggerPolicy
+from windowing.storm.policies.eviction_action import Action
+from windowing.storm.policies.eviction_context import EvictionContext
+from windowing.storm.policies.eviction_policy import EvictionPolicy, WindowScan
+from windowing.storm.policies.time_eviction_policy import TimeEvictionPolicy
+from windowing.storm.policies.time_trigger_policy import TimeTriggerPolicy
+from windowing.storm.policies.trigger_policy import TriggerPolicy
+from windowing.storm.policies.watermark_count_eviction_policy import WatermarkCountEvictionPolicy
+from windowing.storm.policies.watermark_count_trigger_policy import WatermarkCountTriggerPolicy
+from windowing.storm.policies.watermark_time_eviction_policy import WatermarkTimeEvictionPolicy
+from windowing.storm.policies.watermark_time_trigger_policy import WatermarkTimeTriggerPolicy
+from windowing.storm.tuple_window import TupleWindow
+from windowing.storm.window_manager import WindowLifecycleListener, WindowManager
+from windowing.storm.window_spec import WindowSpec
 from windowing.triggers import (
     AfterAll,
     AfterAny,
@@ -48,14 +55,7 @@ from windowing.triggers import (
     TriggerContext,
     TriggerResult,
 )
-from windowing.tuple_window import TupleWindow
-from windowing.watermark_count_eviction_policy import WatermarkCountEvictionPolicy
-from windowing.watermark_count_trigger_policy import WatermarkCountTriggerPolicy
 from windowing.watermark_generator import WatermarkGenerator
-from windowing.watermark_time_eviction_policy import WatermarkTimeEvictionPolicy
-from windowing.watermark_time_trigger_policy import WatermarkTimeTriggerPolicy
-from windowing.window_manager import WindowLifecycleListener, WindowManager
-from windowing.window_spec import WindowSpec
 
 __all__ = [
     "END_OF_TIME",

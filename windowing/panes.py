@@ -3,7 +3,7 @@
 :func:`describe_pane` follows Beam's Java runner (``PaneInfoTracker.describePane``):
 a pane is LATE once a non-early pane was emitted or when the *output* watermark
 (the input watermark held back by the key's watermark holds, see
-:mod:`bolts.aggregate_holds`) has passed the window's end; EARLY while the
+:mod:`bolts.aggregate.holds`) has passed the window's end; EARLY while the
 *input* watermark is before the window's end; otherwise it is the window's one
 ON_TIME pane. ``index`` counts every pane
 of the window from 0; ``nonspeculative_index`` counts the ON_TIME and LATE

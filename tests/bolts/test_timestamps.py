@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bolts import BaseWindowedBolt, Fields, Tuple, TupleError, WindowedAggregateBolt, make_task
-from bolts.aggregate_columnar import takes
+from bolts.aggregate.columnar import takes
 from bolts.task_input import TaskInput
 from bolts.timestamps import EPOCH, column_millis, millis
 from topologies import SparkRunner, TopologyBuilder

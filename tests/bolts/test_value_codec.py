@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bolts import BaseStatefulWindowedBolt, Fields, Tuple
-from bolts.value_codec import pack_value, unpack_value
+from bolts.codecs.value_codec import pack_value, unpack_value
 from state_backends import open_backend
 from topologies.testing import BoltHarness
 from windowing import Count

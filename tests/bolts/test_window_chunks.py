@@ -11,8 +11,8 @@ import random
 import pytest
 
 from bolts import BaseStatefulWindowedBolt, Fields, Tuple
-from bolts import window_state_codec as codec
-from bolts.window_state_codec import (
+from bolts.codecs import window_state_codec as codec
+from bolts.codecs.window_state_codec import (
     CHUNK_PREFIX,
     DEAD_PREFIX,
     EVENT_PREFIX,

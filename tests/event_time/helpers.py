@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from bolts.windowed_aggregate_bolt import WindowedAggregateBolt
+from bolts.aggregate.windowed_aggregate_bolt import WindowedAggregateBolt
 from topologies.testing import BoltHarness
 from windowing import aggregators
 from windowing.accumulation import AccumulationMode

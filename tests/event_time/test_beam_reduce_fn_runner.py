@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from bolts.aggregate_holds import holding
+from bolts.aggregate.holds import holding
 from tests.event_time.helpers import harness, panes, sum_bolt
 from windowing import Duration
 from windowing.accumulation import AccumulationMode as M

@@ -1,7 +1,7 @@
 """A windowed aggregation placed on columns gives exactly what the per-tuple path gives: the oracle is the tuple.
 
 Two tasks of the same bolt see the same batches: one gets each batch as an Arrow
-segment (placed by ``bolts.aggregate_columnar``), the other as rows, executed
+segment (placed by ``bolts.aggregate.columnar``), the other as rows, executed
 tuple by tuple. Panes (values, timestamps, pane info, retractions), late tuples,
 drop counters and the whole task state must be equal after every batch. Set
 ``SQUALL_EXAMPLES`` for a longer run (250 examples by default).
@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bolts import Fields, Tuple, WindowedAggregateBolt, make_task
-from bolts.aggregate_columnar import supports
+from bolts.aggregate.columnar import supports
 from bolts.task_input import TaskInput
 from windowing import AccumulationMode, Duration, FixedWindows, GlobalWindows, SlidingWindows, aggregators
 from windowing.triggers import AfterCount, AfterProcessingTime, AfterWatermark, Repeatedly

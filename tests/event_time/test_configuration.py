@@ -2,8 +2,8 @@
 
 import pytest
 
+from bolts.aggregate.windowed_aggregate_bolt import WindowedAggregateBolt
 from bolts.errors import TupleError
-from bolts.windowed_aggregate_bolt import WindowedAggregateBolt
 from tests.event_time.helpers import harness, sum_bolt
 from windowing import Duration, aggregators
 from windowing.assigners import FixedWindows, GlobalWindows, SlidingWindows, TimeDifferenceWindows

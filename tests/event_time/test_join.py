@@ -2,7 +2,7 @@
 
 import pytest
 
-from bolts.windowed_join_bolt import WindowedJoinBolt
+from bolts.aggregate.windowed_join_bolt import WindowedJoinBolt
 from topologies.testing import BoltHarness
 from windowing import Duration
 from windowing.assigners import FixedWindows

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bolts.aggregate_store import BUCKET_PREFIX, WINDOW_PREFIX
-from bolts.value_codec import pack_value, unpack_value
-from bolts.windowed_aggregate_bolt import WindowedAggregateBolt
-from bolts.windowed_join_bolt import WindowedJoinBolt
+from bolts.aggregate.store import BUCKET_PREFIX, WINDOW_PREFIX
+from bolts.aggregate.windowed_aggregate_bolt import WindowedAggregateBolt
+from bolts.aggregate.windowed_join_bolt import WindowedJoinBolt
+from bolts.codecs.value_codec import pack_value, unpack_value
 from state_backends import open_backend
 from tests.event_time.helpers import FIELDS, replay
 from tests.service_fixtures import fresh_namespace
@@ -247,8 +247,8 @@ def test_an_accumulator_that_cannot_be_stored_fails_the_commit_naming_the_aggreg
 
 def test_a_store_of_an_older_version_is_refused_before_its_windows_are_read():
     """A version-1 store (windows of another layout) fails with the version message, not while unpacking."""
-    from bolts.value_codec import pack_value, unpack_value
-    from bolts.window_state_codec import META_KEY
+    from bolts.codecs.value_codec import pack_value, unpack_value
+    from bolts.codecs.window_state_codec import META_KEY
 
     bolt = WindowedAggregateBolt(aggregators.count()).with_windows(GlobalWindows()).with_timestamp_field("ts")
     h = BoltHarness(bolt, fields=FIELDS, state="memory://")

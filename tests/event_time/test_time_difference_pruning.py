@@ -13,7 +13,7 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bolts.aggregate_windows import WindowTable
+from bolts.aggregate.windows import WindowTable
 from tests.event_time.helpers import harness, panes, replay, sum_bolt
 from windowing import Duration
 from windowing.assigners import TimeDifferenceWindows

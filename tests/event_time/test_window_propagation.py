@@ -1,6 +1,6 @@
 """A downstream aggregation with no assigner keeps the windows of the panes it receives, retractions included."""
 
-from bolts.windowed_aggregate_bolt import WindowedAggregateBolt
+from bolts.aggregate.windowed_aggregate_bolt import WindowedAggregateBolt
 from tests.event_time.helpers import OUT, harness, panes, sum_bolt
 from topologies.testing import BoltHarness
 from windowing import Duration, aggregators

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from bolts.value_codec import unpack_value
+from bolts.codecs.value_codec import unpack_value
 from topologies.executor.batch_layout import BatchLayout
 from topologies.executor.batch_log import BatchClock, OutputLog
 from topologies.executor.driver import BatchStats

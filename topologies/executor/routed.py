@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bolts import Fields
+from bolts.codecs.value_codec import pack_value, unpack_value
 from bolts.task_input import TaskInput
-from bolts.value_codec import pack_value, unpack_value
 from topologies.executor.batch_layout import PARTITION_COLUMN, BatchLayout, SpoutStreams
 from topologies.executor.runtime import SPOUT_TASK
 from topologies.executor.worker import StageSpec, run_one

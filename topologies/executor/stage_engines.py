@@ -28,7 +28,8 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from topologies.executor import routed, worker
+import topologies.executor.routed as routed
+import topologies.executor.worker as worker
 from topologies.executor.batch_layout import partition_runs
 
 if TYPE_CHECKING:

@@ -18,9 +18,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from bolts import BoltTask, PlainBoltTask
+from bolts.codecs.value_codec import pack_value, unpack_value
 from bolts.instance_fields import FIELD_PREFIX
 from bolts.task_input import TaskInput
-from bolts.value_codec import pack_value, unpack_value
 from state_backends import Namespace, StateBackend, decode, encode
 from state_backends.base import check_namespace
 from topologies.executor.tasks import BuiltTask, run_task

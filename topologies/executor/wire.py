@@ -1,11 +1,11 @@
-"""A task's emissions as bytes, as its commit stores them (msgpack, see :mod:`bolts.value_codec`)."""
+"""A task's emissions as bytes, as its commit stores them (msgpack, see :mod:`bolts.codecs.value_codec`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from bolts.value_codec import pack_value, unpack_value
+from bolts.codecs.value_codec import pack_value, unpack_value
 
 Emission = tuple[str, list[Any]]
 

@@ -1,0 +1,435 @@
+"""Runs one task of a :class:`WindowedAggregateBolt`: places tuples, moves the watermark, consults triggers.
+
+Batches: tuples delivered with ``execute`` are added to their windows at once;
+triggers are consulted once per window per micro-batch, when the batch closes.
+A batch closes at ``end_batch`` (``BoltHarness.feed_batch``), and also before
+processing time or the watermark moves and at ``close``, so tuples fed one by
+one with ``BoltHarness.feed`` form one batch up to the next ``advance``,
+``advance_watermark`` or ``feed_batch``.
+
+Time is injected: processing time moves only with :meth:`advance_to`; the
+bolt's own watermark is recomputed every watermark interval of it, and
+processing-time triggers fire at their exact instants on the way. With
+``watermark_at_batch_end`` (the Spark executor's setting) the watermark is also
+recomputed at every explicit :meth:`end_batch`, right after the batch's triggers
+are consulted, as the interval timer would if it fired just after the batch; the
+other batch closes (before time or the watermark moves, at ``close``) do not
+recompute it. The whole state is plain data: :meth:`snapshot` and
+:meth:`restore` (deterministic).
+
+With a ``store`` (a namespace of a state backend), the task resumes from the
+store's last commit when prepared and :meth:`commit` writes what changed since
+the previous commit (see :mod:`bolts.aggregate.store`), atomically with the
+batch id, as the Spark executor does after every batch.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, cast
+
+from bolts.aggregate.columnar import place_segment, supports, takes
+from bolts.aggregate.firing import PaneEmitter
+from bolts.aggregate.holds import add_holds
+from bolts.aggregate.input_watermarks import InputWatermarks
+from bolts.aggregate.spec import SpecSource
+from bolts.aggregate.store import load, state_writes
+from bolts.aggregate.window_state import WindowState
+from bolts.aggregate.windows import WindowId, WindowTable
+from bolts.collector import EmitSink, OutputCollector
+from bolts.context import TopologyContext
+from bolts.errors import TupleError
+from bolts.task import BoltTask
+from bolts.task_input import TaskInput
+from bolts.timestamps import read_millis
+from bolts.tuples import DEFAULT_STREAM, Tuple
+from windowing.assigners import END_OF_TIME, Sessions, Window
+from windowing.clock import ManualClock, PeriodicTimers
+from windowing.triggers.context import TriggerContext
+
+if TYPE_CHECKING:
+    from bolts.base_bolt import BaseBolt
+    from bolts.task_store import WindowStore
+
+log = logging.getLogger("squall.bolts")
+# 2: holds replace the timestamp spans of version 1; 3: output watermarks, GC holds; 4: AfterWatermark's phase
+# and its early child's finished bit
+SNAPSHOT_VERSION = 4
+
+
+def check_version(state: dict[str, Any]) -> None:
+    """``ValueError`` unless ``state`` (a snapshot or a store's system state) has this version's layout."""
+    if state.get("version") != SNAPSHOT_VERSION:
+        msg = (
+            f"AggregateTask.restore: snapshot version {state.get('version')!r}, expected {SNAPSHOT_VERSION}; "
+            "state written by an older squall cannot be resumed: start from an empty store"
+        )
+        raise ValueError(msg)
+
+
+class AggregateTask(BoltTask):
+    """One task of a windowed aggregation, driven by the harness or the Spark executor."""
+
+    def __init__(
+        self,
+        bolt: BaseBolt,
+        *,
+        component: str,
+        input_streams: Iterable[tuple[str, str]],
+        start_time_ms: int = 0,
+        task_index: int = 0,
+        parallelism: int = 1,
+        store: WindowStore | None = None,
+        watermark_at_batch_end: bool = False,
+        **_: Any,
+    ) -> None:
+        super().__init__(
+            bolt, component=component, input_streams=input_streams, task_index=task_index, parallelism=parallelism
+        )
+        self.spec = cast("SpecSource", bolt).build_spec(component)  # a WindowedAggregateBolt, or one built on it
+        self.output_streams = bolt.output_streams(component)
+        self.clock = ManualClock(start_time_ms)
+        self.timers = PeriodicTimers(self.clock)
+        self.marks = InputWatermarks(self.input_streams, self.spec.lag_ms)
+        self.table = WindowTable(self.spec)
+        self.emitter = PaneEmitter(self.spec, self._emit_pane)
+        self.dirty: dict[WindowId, None] = {}
+        self._watermark = self.marks.current()
+        self.table.output_base = self._watermark
+        self.late_tuples = 0
+        self.closed_window_drops = 0
+        self.collector: OutputCollector | None = None
+        self.store = store
+        self.watermark_at_batch_end = watermark_at_batch_end
+        self._read_ts = self._timestamp_reader()
+        # Session tuples wait for the end of their batch: the batch's windows merge before any is placed.
+        self._batched_sessions = isinstance(self.spec.assigner, Sessions) and self.spec.time_difference is None
+        self._pending: list[tuple[Tuple, tuple[Any, ...], int]] = []
+        self._columnar = supports(self.spec)  # whether batches can be placed on columns (bolts.aggregate.columnar)
+        # With an error stream, a tuple is checked before it is placed, so a rejected one leaves no window behind.
+        self._screens = getattr(bolt, "error_stream", None) is not None
+
+    # Life cycle ---------------------------------------------------------------------------------
+    def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
+        """Prepare the bolt with a collector and start the watermark timer."""
+        self.collector = OutputCollector(self.output_streams, sink, self.component)
+        context = TopologyContext(
+            self.component, self.task_index, self.parallelism, self.input_streams, self.output_streams
+        )
+        self.bolt.prepare({**conf, **self.bolt.get_component_configuration()}, context, self.collector)
+        self.timers.every(self.spec.watermark_interval_ms, self._on_watermark_timer)
+        if self.store is not None:
+            self.table.track_changes()
+            saved = load(self.store, check=check_version)
+            if saved is not None:
+                self._restore_system(saved.system)
+                self._restore_table(saved.windows, saved.buckets, saved.system)
+
+    def close(self) -> None:
+        """End of input: the watermark goes to the end of time, every window fires and is collected."""
+        self._close_batch()
+        self._move_watermark(END_OF_TIME)
+        self.bolt.cleanup()
+
+    # Input --------------------------------------------------------------------------------------
+    def execute_batch(self, batch: TaskInput) -> None:
+        """Deliver a batch: columnar segments placed at once where the aggregation allows, other tuples one by one.
+
+        A segment whose values the aggregator refuses goes one by one too (nothing
+        of it was placed), so the tuple at fault is rejected or named exactly.
+        """
+        if not self._columnar:
+            super().execute_batch(batch)
+            return
+        for segment in batch.segments:
+            if takes(self.spec, segment) and place_segment(self, segment, self._watermark):
+                continue
+            for tup in segment.tuples():
+                self.execute(tup)
+
+    def execute(self, tup: Tuple) -> None:
+        """Add a tuple to its windows, drop it as late (counted; sent to the late stream when set), or reject it.
+
+        A tuple without a readable timestamp or key, or with values the aggregator
+        refuses, is rejected (:meth:`BoltTask.reject`): onto the error stream, or
+        the batch fails.
+        """
+        try:
+            ts = self._read_ts(tup)
+            key = self.spec.key_of(tup)
+            if self._screens:
+                self.spec.check(tup)
+                self.spec.add(self.spec.aggregator.create(), tup)  # a value no accumulator takes
+        except TupleError as error:
+            self.reject(tup, error)
+            return
+        self.marks.track((tup.source_component, tup.stream), ts)
+        if self._batched_sessions:
+            self._hold_session_tuple(tup, key, ts)
+            return
+        try:
+            self._place(tup, key, ts)
+        except TupleError as error:  # refused by a window's accumulator (a str after ints in a max)
+            self.reject(tup, error)
+
+    def _hold_session_tuple(self, tup: Tuple, key: tuple[Any, ...], ts: int) -> None:
+        """Keep a session tuple until the batch closes (a late one is dropped at once)."""
+        if self.table.expired(Window(ts, ts + self.spec.assigner.gap_ms), self._watermark):  # type: ignore[union-attr]
+            self._late(tup, ts)
+        else:
+            self._pending.append((tup, key, ts))
+
+    def _place_sessions(self) -> None:
+        """Place the batch's session tuples, their windows merged first as in Beam (``WindowTable.plan_sessions``)."""
+        pending, self._pending = self._pending, []
+        if not pending:
+            return
+        self.table.plan_sessions([(key, ts) for _, key, ts in pending], self._watermark)
+        try:
+            for tup, key, ts in pending:
+                try:
+                    self._place(tup, key, ts)
+                except TupleError as error:
+                    self.reject(tup, error)
+        finally:
+            self.table.plan_sessions([], self._watermark)
+
+    def _place(self, tup: Tuple, key: tuple[Any, ...], ts: int) -> None:
+        placed = self.table.place(key, ts, tup, self._watermark, self.clock.now())
+        for ws in placed.seeded:
+            self.dirty[ws.wid] = None
+        self.closed_window_drops += placed.dropped
+        if not placed.windows:
+            if not placed.kept:
+                self._late(tup, ts)
+            return
+        open_windows = [ws for ws in placed.windows if not ws.closed]
+        if not open_windows:
+            if not placed.kept:
+                self.closed_window_drops += 1
+            return
+        for ws in open_windows:
+            self._add(ws, tup, ts)
+
+    def _add(self, ws: WindowState, tup: Tuple, ts: int) -> None:
+        ws.acc = self.spec.add(ws.acc, tup)
+        ctx = TriggerContext(
+            ws.trigger, window_end=ws.window.end, watermark=self._watermark, now=self.clock.now(), timers=ws.timers,
+            merging=self.spec.merging,
+        )
+        self.spec.trigger.on_element(ctx)
+        ws.has_new = True
+        ws.batch_tuples += 1
+        output_wm = self.table.output_watermark(ws.key)
+        behind = ts < output_wm  # behind the output watermark, it cannot hold (Beam's element hold)
+        add_holds(ws, self.spec, None if behind else (ts, ts), behind, input_wm=self._watermark, output_wm=output_wm)
+        self.dirty[ws.wid] = None
+        self.table.touch(ws)
+
+    def _late(self, tup: Tuple, ts: int) -> None:
+        self.late_tuples += 1
+        if self.spec.late_tuple_stream is not None and self.collector is not None:
+            self.collector.emit([tup], self.spec.late_tuple_stream)
+        else:
+            log.info(
+                "%s: tuple %r at %d is beyond the allowed lateness (watermark %d); dropped",
+                self.component,
+                tup,
+                ts,
+                self._watermark,
+            )
+
+    def end_batch(self) -> None:
+        """The micro-batch is delivered: close it; with ``watermark_at_batch_end``, then emit the watermark.
+
+        The watermark moves after the batch's triggers are consulted, exactly as
+        the interval timer would move it if it fired right after the batch: the
+        windows it completes fire in this batch.
+        """
+        self._close_batch()
+        if self.watermark_at_batch_end:
+            self._on_watermark_timer(self.clock.now())
+
+    def _close_batch(self) -> None:
+        """Place the batch's held session tuples, then consult every window the batch touched, in first-touch order."""
+        self._place_sessions()
+        dirty, self.dirty = list(self.dirty), {}
+        for wid in dirty:
+            ws = self.table.windows.get(wid)
+            if ws is not None:
+                self._consult(ws)
+
+    def _consult(self, ws: WindowState) -> None:
+        ws.batch_tuples = 0
+        expiring = self.table.expired(ws.window, self._watermark) or self._watermark >= END_OF_TIME
+        output_wm = self.table.output_watermark(ws.key)
+        now = self.clock.now()
+        self.emitter.consult(ws, watermark=self._watermark, output_wm=output_wm, now=now, expiring=expiring)
+        if expiring:
+            self.table.delete(ws)
+        else:
+            self.table.touch(ws)
+
+    # Time ---------------------------------------------------------------------------------------
+    def advance_to(self, now_ms: int) -> None:
+        """Move processing time to ``now_ms``: watermark ticks and trigger timers fire at their instants, in order."""
+        self._close_batch()
+        while True:
+            tick = self.timers.next_due()
+            due = self.table.schedule.next_timer()
+            if due is not None and due <= now_ms and (tick is None or due < tick):
+                # A timer can be in the past: merging sessions keeps the earliest deadline of its parts,
+                # which may have passed. It fires now, as a past timer does in Beam.
+                due = max(due, self.clock.now())
+                self.clock.advance_to(due)
+                self._fire_timers(due)
+            elif tick is not None and tick <= now_ms:
+                self.timers.advance_to(tick)
+            else:
+                break
+        self.timers.advance_to(now_ms)
+
+    def _fire_timers(self, due: int) -> None:
+        for ws in self.table.schedule.due_timers(due):
+            ws.timers[:] = [t for t in ws.timers if t > due]
+            self._consult(ws)
+
+    def _on_watermark_timer(self, now: int) -> None:
+        self.marks.compute()
+        self._move_watermark(self.marks.current())
+
+    def advance_watermark(self, ts: int, stream: tuple[str, str] | None = None) -> None:
+        """Take a watermark from upstream for ``stream`` (a ``(component, stream)`` pair), or for every input."""
+        self._close_batch()
+        self.marks.set_upstream(ts, stream)
+        self._move_watermark(self.marks.current(), upstream=True)
+
+    def _move_watermark(self, new: int, *, upstream: bool = False) -> None:
+        """Windows whose end the watermark passes are consulted, those past their lateness collected.
+
+        Then each key's output watermark moves up to the new watermark, held back
+        by its windows' holds (:mod:`bolts.aggregate.holds`); an ``upstream``
+        watermark recomputes it even when the watermark stays where it was, as
+        Beam's ``advanceInputWatermark`` does.
+        """
+        old = self._watermark
+        if new <= old:
+            if upstream:
+                self.table.advance_output(old)
+            return
+        self._watermark = new
+        if new >= END_OF_TIME:  # end of input: every window fires and is collected
+            due = sorted(self.table.windows.values(), key=lambda ws: (ws.window.end, ws.seq))
+        else:
+            due = self.table.schedule.due_at_watermark(old, new)
+        for ws in due:
+            self._consult(ws)
+        self.table.prune(new)
+        self.table.advance_output(new)
+
+    @property
+    def watermark(self) -> int | None:
+        """The watermark forwarded downstream: the minimum over the inputs."""
+        return self._watermark
+
+    # Output -------------------------------------------------------------------------------------
+    def _emit_pane(self, values: list[Any]) -> None:
+        if self.collector is None:
+            msg = f"{self.component}: the task emitted before prepare(); call prepare(conf, sink) first"
+            raise RuntimeError(msg)
+        self.collector.emit(values, DEFAULT_STREAM)
+
+    # Snapshot and commit -------------------------------------------------------------------------
+    def _system(self) -> dict[str, Any]:
+        """Everything but the windows and buckets, as plain data."""
+        return {
+            "version": SNAPSHOT_VERSION,
+            "now": self.clock.now(),
+            "timers": self.timers.state(),
+            "watermark": self._watermark,
+            "marks": self.marks.state(),
+            "late_tuples": self.late_tuples,
+            "closed_window_drops": self.closed_window_drops,
+            "seq": self.table.seq,
+            "output_marks": self.table.saved_output_marks(),
+            "dirty": [[list(k), s, e] for k, s, e in self.dirty],
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole task state as plain, msgpack-able data (deterministic for the same history)."""
+        self._place_sessions()  # session tuples held in an open batch are in the state, as any placed tuple
+        return {
+            **self._system(),
+            "windows": [ws.to_data() for ws in self.table.windows.values()],
+            "buckets": self.table.saved_buckets(),
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Resume from :meth:`snapshot` (after :meth:`prepare`, which registers the timer this restores)."""
+        self._restore_system(state)
+        self._restore_table([WindowState.from_data(w) for w in state["windows"]], state["buckets"], state)
+
+    def _restore_system(self, state: dict[str, Any]) -> None:
+        check_version(state)
+        self.clock.reset_to(state["now"])
+        self.timers.restore(list(state["timers"]))
+        self._watermark = state["watermark"]
+        self.marks.restore(state["marks"])
+        self.late_tuples = state["late_tuples"]
+        self.closed_window_drops = state["closed_window_drops"]
+        self.dirty = {(tuple(k), s, e): None for k, s, e in state["dirty"]}
+
+    def _restore_table(self, windows: list[WindowState], buckets: list[list[Any]], system: dict[str, Any]) -> None:
+        tracking = self.table.changes is not None
+        self.table = WindowTable(self.spec)
+        self.table.restore(windows, buckets, system["seq"], system["output_marks"])
+        self.table.output_base = self._watermark
+        if tracking:
+            self.table.track_changes()
+
+    def commit(self, batch_id: int) -> bool:
+        """Write what changed since the last commit to the store, atomically with ``batch_id``.
+
+        Returns False when the store had already committed ``batch_id`` (a replay;
+        nothing is written). On a store error the exception propagates and the
+        committed state is unchanged; the task must then be rebuilt from the store.
+        """
+        if self.store is None or self.table.changes is None:
+            msg = (
+                f"{self.component}: commit needs a state store: pass state=... (for example 'memory://') to "
+                "the harness or the runner, and call prepare() first"
+            )
+            raise TypeError(msg)
+        self._place_sessions()  # session tuples held in an open batch are committed, as any placed tuple
+        try:
+            puts, deletes = state_writes(self._system(), self.table.changes, self.table)
+        except TypeError as exc:
+            msg = (
+                f"{self.component}: the state of {type(self.bolt).__name__} cannot be stored ({exc}); the "
+                f"accumulators of {self.spec.aggregator!r} must be plain data (None, bool, int, float, str, bytes, "
+                "datetime, date, Tuple, PaneInfo, and lists, tuples and dicts of these)"
+            )
+            raise TypeError(msg) from exc
+        applied = self.store.commit(batch_id, puts, deletes)
+        self.table.take_changes()
+        return applied
+
+    # Timestamps ---------------------------------------------------------------------------------
+    def _timestamp_reader(self) -> Callable[[Tuple], int]:
+        field, extractor = self.spec.timestamp_field, self.spec.timestamp_extractor
+        if field is not None:
+
+            def read_field(tup: Tuple) -> int:
+                if field not in tup.fields:
+                    msg = (
+                        f"with_timestamp_field: tuple from {tup.source_component}:{tup.stream} has no field "
+                        f"{field!r}; its fields are: {', '.join(tup.fields)} (tuple: {tup!r})"
+                    )
+                    raise TupleError(msg)
+                return read_millis("with_timestamp_field", field, tup[field], tup)
+
+            return read_field
+        if extractor is not None:
+            return lambda tup: read_millis("with_timestamp_extractor", "the extractor's result", extractor(tup), tup)
+        return lambda tup: self.clock.now()

@@ -1,0 +1,114 @@
+"""When a task's windows are due: when the watermark passes their end or their lateness, or at a timer.
+
+Three heaps of ``(instant, creation number, window id)``: window ends, ends
+plus the allowed lateness (garbage collection), and each window's earliest
+processing-time timer. Entries are never removed in place: one whose window is
+gone (collected, or merged into another) or whose timer no longer stands is
+skipped when it reaches the top. A heap with more stale entries than twice the
+live windows is rebuilt from them, so memory follows the live windows. Finding
+what is due costs O(log n) per due window instead of a scan of every window.
+"""
+
+from __future__ import annotations
+
+from heapq import heapify, heappop, heappush
+from typing import Any
+
+from bolts.aggregate.window_state import WindowState
+
+Entry = tuple[int, int, Any]  # (instant, window seq, window id)
+_SLACK = 64
+
+
+class WindowSchedule:
+    """The due instants of the live windows in ``windows`` (the table's dict, shared, not copied)."""
+
+    def __init__(self, windows: dict[Any, WindowState], lateness_ms: int) -> None:
+        self.windows = windows
+        self.lateness_ms = lateness_ms
+        self._ends: list[Entry] = []
+        self._collections: list[Entry] = []
+        self._timers: list[Entry] = []
+        self._timer_at: dict[int, int] = {}  # window seq -> the timer it has in the heap (skips repeat pushes)
+
+    def add(self, ws: WindowState) -> None:
+        """A window was created (or restored)."""
+        self._push(self._ends, (ws.window.end, ws.seq, ws.wid), self._all_ends)
+        self._push(self._collections, (ws.window.end + self.lateness_ms, ws.seq, ws.wid), self._all_collections)
+        self.timers_changed(ws)
+
+    def timers_changed(self, ws: WindowState) -> None:
+        """The window's trigger may have set timers: make sure its earliest one is scheduled."""
+        if ws.timers:
+            at = min(ws.timers)
+            if self._timer_at.get(ws.seq) != at:
+                self._timer_at[ws.seq] = at
+                self._push(self._timers, (at, ws.seq, ws.wid), self._all_timers)
+
+    # Due windows ------------------------------------------------------------------------------
+    def due_at_watermark(self, old: int, new: int) -> list[WindowState]:
+        """Windows whose end the watermark passes now (``old < end <= new``) or whose lateness it reaches.
+
+        In order of end, then creation. A window created after the watermark had
+        passed its end (late data within the lateness) is due only at its collection.
+        """
+        due: dict[int, WindowState] = {}
+        while self._ends and self._ends[0][0] <= new:
+            end, seq, wid = heappop(self._ends)
+            ws = self._live(seq, wid)
+            if ws is not None and end > old:
+                due[seq] = ws
+        while self._collections and self._collections[0][0] <= new:
+            _, seq, wid = heappop(self._collections)
+            ws = self._live(seq, wid)
+            if ws is not None:
+                due[seq] = ws
+        return sorted(due.values(), key=lambda ws: (ws.window.end, ws.seq))
+
+    def next_timer(self) -> int | None:
+        """The earliest processing-time timer of any live window (None when there is none)."""
+        while self._timers:
+            at, seq, wid = self._timers[0]
+            ws = self._live(seq, wid)
+            if ws is not None and ws.timers and min(ws.timers) == at:
+                return at
+            self._pop_timer()
+        return None
+
+    def due_timers(self, now: int) -> list[WindowState]:
+        """Windows with a timer at or before ``now``, in creation order."""
+        due: dict[int, WindowState] = {}
+        while self._timers and self._timers[0][0] <= now:
+            _, seq, wid = self._pop_timer()
+            ws = self._live(seq, wid)
+            if ws is not None and ws.timers and min(ws.timers) <= now:
+                due[seq] = ws
+        return [due[seq] for seq in sorted(due)]
+
+    # Upkeep -----------------------------------------------------------------------------------
+    def _live(self, seq: int, wid: Any) -> WindowState | None:
+        ws = self.windows.get(wid)
+        return ws if ws is not None and ws.seq == seq else None
+
+    def _pop_timer(self) -> Entry:
+        entry = heappop(self._timers)
+        if self._timer_at.get(entry[1]) == entry[0]:
+            del self._timer_at[entry[1]]
+        return entry
+
+    def _push(self, heap: list[Entry], entry: Entry, rebuild: Any) -> None:
+        heappush(heap, entry)
+        if len(heap) > 2 * len(self.windows) + _SLACK:
+            heap[:] = rebuild()
+            heapify(heap)
+
+    def _all_ends(self) -> list[Entry]:
+        return [(ws.window.end, ws.seq, ws.wid) for ws in self.windows.values()]
+
+    def _all_collections(self) -> list[Entry]:
+        return [(ws.window.end + self.lateness_ms, ws.seq, ws.wid) for ws in self.windows.values()]
+
+    def _all_timers(self) -> list[Entry]:
+        entries = [(min(ws.timers), ws.seq, ws.wid) for ws in self.windows.values() if ws.timers]
+        self._timer_at = {seq: at for at, seq, _ in entries}
+        return entries

@@ -1,0 +1,111 @@
+"""The runtime state of one window of one key, as plain data that snapshots with msgpack."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from windowing.assigners import Window
+from windowing.panes import PaneHistory
+
+Key = tuple[Any, ...]
+
+
+@dataclass
+class WindowState:
+    """Everything a window needs between micro-batches.
+
+    ``acc``: the aggregator's accumulator (cleared after a pane in DISCARDING
+    mode). ``trigger``: the trigger's namespaced state. ``timers``: processing
+    times at which to consult the trigger again. ``has_new``: tuples arrived
+    since the last pane. ``hold``: smallest and largest timestamps of the
+    tuples added since the last pane that held the output timestamp (see
+    :meth:`hold_timestamps`), or None. ``extra_hold``: Beam's garbage-collection
+    hold, or None (see :mod:`bolts.aggregate.holds`). ``last``: the last pane
+    emitted, ``[value, timestamp, pane]``. ``retractions``: last panes of
+    windows merged into this one, ``[start, end, value, timestamp, pane]``,
+    retracted before this window's next pane. ``closed``: the trigger finished.
+    ``seq``: creation order, for deterministic ordering. ``batch_tuples``:
+    tuples added since the window was last consulted (those a merge into a
+    closed session drops).
+    """
+
+    key: Key
+    window: Window
+    acc: Any
+    seq: int
+    trigger: dict[str, Any] = field(default_factory=dict)
+    timers: list[int] = field(default_factory=list)
+    has_new: bool = False
+    hold: list[int] | None = None
+    extra_hold: int | None = None
+    history: PaneHistory = field(default_factory=PaneHistory)
+    last: list[Any] | None = None
+    retractions: list[list[Any]] = field(default_factory=list)
+    closed: bool = False
+    batch_tuples: int = 0
+
+    @property
+    def wid(self) -> tuple[Key, int, int]:
+        """The window's identity: key, start, end."""
+        return (self.key, self.window.start, self.window.end)
+
+    def hold_timestamps(self, low: int, high: int) -> None:
+        """Tuples with timestamps from ``low`` to ``high``, none behind the watermark, joined the pane.
+
+        Beam's element hold (``WatermarkHold.addElementHold``), added by
+        :func:`bolts.aggregate.holds.add_holds`: a tuple holds only when its timestamp
+        is not behind the key's output watermark and the input watermark has not
+        passed the window's last timestamp. The pane takes the earliest or latest
+        of them; a pane without any is stamped ``max_timestamp``.
+        """
+        self.hold = _widen(self.hold, low, high)
+
+    def to_data(self) -> list[Any]:
+        """Plain lists and dicts."""
+        return [
+            list(self.key),
+            self.window.start,
+            self.window.end,
+            self.acc,
+            self.seq,
+            dict(self.trigger),
+            list(self.timers),
+            self.has_new,
+            self.hold,
+            self.extra_hold,
+            list(self.history),
+            self.last,
+            self.retractions,
+            self.closed,
+            self.batch_tuples,
+        ]
+
+    @classmethod
+    def from_data(cls, data: list[Any]) -> WindowState:
+        """Rebuild from :meth:`to_data`."""
+        key, start, end, acc, seq, trigger, timers, has_new, hold, extra, history, last, *rest = data
+        retractions, closed, batch = rest
+        return cls(
+            tuple(key),
+            Window(start, end),
+            acc,
+            seq,
+            dict(trigger),
+            list(timers),
+            has_new,
+            hold,
+            extra,
+            PaneHistory(*history),
+            last,
+            [list(r) for r in retractions],
+            closed,
+            batch,
+        )
+
+
+def _widen(span: list[int] | None, low: int, high: int) -> list[int]:
+    if span is None:
+        return [low, high]
+    return [min(span[0], low), max(span[1], high)]
+

@@ -1,0 +1,440 @@
+"""Which windows a tuple goes to, per key: plain assigners, merging sessions, KIP-450 windows, inherited windows.
+
+:class:`WindowTable` owns the windows of one task (per key and window) and,
+for :class:`TimeDifferenceWindows`, the per-timestamp partial aggregates new
+windows are built from. It never emits; the task consults triggers afterwards.
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left, bisect_right, insort
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import count
+from numbers import Integral
+from typing import Any, NamedTuple
+
+from bolts.aggregate.holds import add_holds, holding, merge_holds
+from bolts.aggregate.spec import AggregateSpec
+from bolts.aggregate.window_schedule import WindowSchedule
+from bolts.aggregate.window_state import Key, WindowState
+from bolts.codecs.value_codec import pack_value
+from windowing.assigners import Sessions, TimeDifferenceWindows, Window
+from windowing.triggers.context import TriggerContext
+
+WindowId = tuple[Key, int, int]
+Adder = Callable[[Any, Any], Any]
+
+
+class Placement(NamedTuple):
+    """Where a tuple went.
+
+    ``windows``: the live windows it goes to. ``seeded``: time-difference windows its arrival
+    created already holding earlier records (their triggers saw those records, so they are
+    consulted this batch too). ``kept``: whether it is kept for time-difference windows created
+    later; such a tuple is not late even when no live window takes it. ``dropped``: tuples
+    placed earlier in this batch that are dropped with it (sessions merged into a closed one).
+    """
+
+    windows: list[WindowState]
+    seeded: tuple[WindowState, ...] = ()
+    kept: bool = False
+    dropped: int = 0
+
+
+class WindowTable:
+    """The live windows of one task, by key; ``place`` finds (and creates or merges) a tuple's windows."""
+
+    def __init__(self, spec: AggregateSpec) -> None:
+        self.spec = spec
+        self.windows: dict[WindowId, WindowState] = {}
+        self.by_key: dict[Key, dict[Window, WindowState]] = {}
+        self.starts: dict[Key, list[int]] = {}  # time-difference windows: sorted window starts per key
+        # Open session windows, sorted per key: they never overlap. A closed session (its trigger
+        # finished) leaves this index, as a closed window leaves Beam's active window set: it no
+        # longer merges, and an open session may overlap it.
+        self.sessions: dict[Key, list[Window]] = {}
+        self.session_plan: dict[Key, list[Window]] = {}  # this batch's merged sessions (plan_sessions)
+        self.times: dict[Key, list[int]] = {}  # time-difference windows: sorted distinct record times per key
+        self.buckets: dict[Key, list[list[Any]]] = {}  # ... and their [accumulator, tuple count]
+        # (oldest record time, tie-breaker, key) per key with buckets, so pruning visits only the
+        # keys it cuts; entries whose time is no longer the key's oldest are skipped when popped.
+        self._oldest: list[tuple[int, int, Key]] = []
+        self._ties = count()
+        self.seq = 0
+        # Each key's output watermark where its windows' holds keep it behind the input watermark
+        # (bolts.aggregate.holds); every other key's is the input watermark.
+        self.output_marks: dict[Key, int] = {}
+        self.output_base = -(2**63)  # ... the input watermark at the last move (set by the task)
+        self.changes: TableChanges | None = None
+        self.schedule = WindowSchedule(self.windows, spec.allowed_lateness_ms)
+
+    def track_changes(self) -> None:
+        """Record from now on which windows and buckets change, for incremental commits (:meth:`take_changes`)."""
+        self.changes = TableChanges()
+
+    def take_changes(self) -> TableChanges:
+        """What changed since the last call (or since :meth:`track_changes`), and start afresh."""
+        if self.changes is None:
+            msg = "WindowTable.take_changes: call track_changes() first"
+            raise RuntimeError(msg)
+        changes, self.changes = self.changes, TableChanges()
+        return changes
+
+    def touch(self, ws: WindowState) -> None:
+        """Note that ``ws`` changed: its trigger ran (timers are rescheduled) and, when tracking, it is committed."""
+        self.schedule.timers_changed(ws)
+        if ws.closed:
+            _discard(self.sessions, ws.key, ws.window)
+        if self.changes is not None:
+            self.changes.windows[ws.seq] = ws
+
+    def _touch_buckets(self, key: Key) -> None:
+        if self.changes is not None:
+            self.changes.bucket_keys[key] = None
+
+    # Output watermarks -------------------------------------------------------------------------
+    def output_watermark(self, key: Key) -> int:
+        """The output watermark of ``key``: as the last watermark move left it."""
+        return self.output_marks.get(key, self.output_base)
+
+    def advance_output(self, input_wm: int) -> None:
+        """Move every key's output watermark to ``input_wm``, held back by the holds of the key's windows.
+
+        Costs one pass over the live windows per watermark move.
+        """
+        combiner = self.spec.timestamp_combiner
+        marks: dict[Key, int] = {}
+        for ws in self.windows.values():
+            held = holding(ws, combiner)
+            if held is not None and held < input_wm and held < marks.get(ws.key, input_wm):
+                marks[ws.key] = held
+        self.output_marks = marks
+        self.output_base = input_wm
+
+    def saved_output_marks(self) -> list[list[Any]]:
+        """The held output watermarks as plain data, in the order of their encoded keys."""
+        keys = sorted(self.output_marks, key=lambda k: pack_value(list(k)))
+        return [[list(k), self.output_marks[k]] for k in keys]
+
+    # Windows ------------------------------------------------------------------------------------
+    def expired(self, window: Window, watermark: int) -> bool:
+        """Whether ``window`` is past its allowed lateness at ``watermark``."""
+        return window.end + self.spec.allowed_lateness_ms <= watermark
+
+    def create(self, key: Key, window: Window) -> WindowState:
+        """A new empty window (it must not exist)."""
+        ws = WindowState(key, window, self.spec.aggregator.create(), self.seq)
+        self.seq += 1
+        self._index(ws)
+        if self.changes is not None:
+            self.changes.windows[ws.seq] = ws
+            self.changes.created.add(ws.seq)
+        return ws
+
+    def _index(self, ws: WindowState) -> None:
+        self.windows[ws.wid] = ws
+        self.schedule.add(ws)
+        self.by_key.setdefault(ws.key, {})[ws.window] = ws
+        if self.spec.time_difference is not None:
+            insort(self.starts.setdefault(ws.key, []), ws.window.start)
+        elif isinstance(self.spec.assigner, Sessions) and not ws.closed:
+            insort(self.sessions.setdefault(ws.key, []), ws.window)
+
+    def delete(self, ws: WindowState) -> None:
+        """Forget a window."""
+        del self.windows[ws.wid]
+        if self.changes is not None:
+            self.changes.forget(ws.seq)
+        mine = self.by_key[ws.key]
+        del mine[ws.window]
+        if not mine:
+            del self.by_key[ws.key]
+        _discard(self.starts, ws.key, ws.window.start)
+        _discard(self.sessions, ws.key, ws.window)
+
+    def restore(
+        self, windows: list[WindowState], buckets: list[list[Any]], seq: int, output_marks: list[list[Any]]
+    ) -> None:
+        """Rebuild from saved windows, time-difference buckets ``[key, times, [[acc, n], ...]]`` and output marks."""
+        self.output_marks = {tuple(k): wm for k, wm in output_marks}
+        for ws in windows:
+            self._index(ws)
+        for key, times, accs in buckets:
+            self.times[tuple(key)] = list(times)
+            self.buckets[tuple(key)] = [list(a) for a in accs]
+            if times:
+                self._note_oldest(tuple(key), times[0])
+        self.seq = seq
+
+    def saved_buckets(self) -> list[list[Any]]:
+        """The time-difference buckets as plain data, in the order of their encoded keys (as a store scans them)."""
+        keys = sorted(self.times, key=lambda k: pack_value(list(k)))
+        return [[list(k), list(self.times[k]), self.buckets[k]] for k in keys]
+
+    # Placing a tuple ----------------------------------------------------------------------------
+    def place(self, key: Key, ts: int, tup: Any, watermark: int, now: int) -> Placement:
+        """Where ``tup`` (timestamp ``ts``) goes; no windows and not kept when it is too late for all of them."""
+        spec = self.spec
+        if spec.assigner is None:
+            return Placement(self._plain(key, [_inherited(tup)], watermark))
+        if spec.time_difference is not None:
+            return self._time_difference(key, ts, tup, watermark, now)
+        if isinstance(spec.assigner, Sessions):
+            return self._session(key, ts, watermark, now)
+        return Placement(self._plain(key, spec.assigner.assign(ts), watermark))
+
+    def _plain(self, key: Key, windows: list[Window], watermark: int) -> list[WindowState]:
+        mine = self.by_key.get(key, {})
+        out = []
+        for w in windows:
+            if not self.expired(w, watermark):
+                out.append(mine.get(w) or self.create(key, w))
+                mine = self.by_key[key]
+        return out
+
+    def _session(self, key: Key, ts: int, watermark: int, now: int) -> Placement:
+        proto = Window(ts, ts + self.spec.assigner.gap_ms)  # type: ignore[union-attr]
+        if self.expired(proto, watermark):
+            return Placement([])
+        proto = self._planned(key, proto)
+        mine = self.by_key.get(key, {})
+        merged, absorbed = Sessions.merge_with(proto, self._sessions_overlapping(key, proto))
+        if absorbed == [merged]:
+            return Placement([mine[merged]])  # the proto-session fits in an open session
+        closed = mine.get(merged)
+        if closed is not None:
+            # The batch's merge lands on a closed session's bounds: as in Beam's runner, the open parts merge
+            # into that closed window and are lost, and the batch's tuples of it are dropped
+            # (ReduceFnRunnerTest.testMergingWithClosedRepresentative).
+            parts = [mine[w] for w in absorbed]
+            for ws in parts:
+                self.delete(ws)
+            return Placement([closed], dropped=sum(ws.batch_tuples for ws in parts))
+        if not absorbed:
+            return Placement([self.create(key, proto)])
+        sources = [mine[w] for w in absorbed]
+        return Placement([self._merge(key, merged, sources, watermark, now)])
+
+    def plan_sessions(self, items: list[tuple[Key, int]], watermark: int) -> None:
+        """Merge a batch's proto-sessions, per key, with each other and the open sessions they overlap.
+
+        As Beam's ``ReduceFnRunner.processElements`` merges the windows of a whole
+        bundle (``mergeWindows``) before it looks at any element, and only then asks
+        whether each element's merged window is closed: which tuples are dropped
+        does not depend on their order in the batch. :meth:`place` then puts each
+        tuple of ``items`` straight into its merged session; an empty ``items``
+        clears the plan.
+        """
+        gap = self.spec.assigner.gap_ms  # type: ignore[union-attr]
+        protos: dict[Key, set[Window]] = {}
+        for key, ts in items:
+            proto = Window(ts, ts + gap)
+            if not self.expired(proto, watermark):
+                found = protos.setdefault(key, set())
+                found.add(proto)
+                found.update(self._sessions_overlapping(key, proto))
+        self.session_plan = {key: _merged_runs(found) for key, found in protos.items()}
+
+    def _planned(self, key: Key, proto: Window) -> Window:
+        """The merged session of this batch's plan that holds ``proto`` (``proto`` itself without a plan)."""
+        runs = self.session_plan.get(key)
+        if not runs:
+            return proto
+        i = bisect_right(runs, proto.start, key=lambda w: w.start) - 1
+        return runs[i] if i >= 0 and proto.end <= runs[i].end else proto
+
+    def _sessions_overlapping(self, key: Key, proto: Window) -> list[Window]:
+        """The open sessions of ``key`` that ``proto`` overlaps, by bisection: O(log n + overlaps), not O(n)."""
+        sessions = self.sessions.get(key, [])
+        # Sessions never overlap, so sorted by start they are sorted by end too: the ones that
+        # start before proto ends form a prefix, and those of them that end after proto starts
+        # are its tail.
+        hi = bisect_left(sessions, proto.end, key=lambda w: w.start)
+        lo = hi
+        while lo > 0 and sessions[lo - 1].end > proto.start:
+            lo -= 1
+        return sessions[lo:hi]
+
+    def _merge(self, key: Key, window: Window, sources: list[WindowState], watermark: int, now: int) -> WindowState:
+        """Replace the open sessions ``sources`` by one new window over ``window``, as Beam's Java runner does.
+
+        ``ReduceFnRunner.OnMergeCallback.onMerge``: values and trigger state are
+        merged (``TriggerStateMachineRunner.onMerge`` over the merged windows only,
+        not the new proto-session, which has no state), the element holds combine
+        (``WatermarkHold.onMerge``), and the pane history of the parts is dropped
+        (``paneInfoTracker.clear``): the merged window's first pane has index 0. The
+        parts' holds carried over keep the key's output watermark where it was, so
+        that pane is ON_TIME or LATE by the output watermark like any other. When
+        the merged trigger is finished at once the window is closed.
+        """
+        spec = self.spec
+        for ws in sources:
+            self.delete(ws)
+        merged = self.create(key, window)
+        merged.acc = spec.aggregator.merge([ws.acc for ws in sources])
+        ctx = TriggerContext(
+            merged.trigger, window_end=window.end, watermark=watermark, now=now, timers=merged.timers, merging=True
+        )
+        source_ctxs = [
+            TriggerContext(ws.trigger, window_end=ws.window.end, watermark=watermark, now=now, merging=True)
+            for ws in sources
+        ]
+        spec.trigger.on_merge(ctx, source_ctxs)
+        merged.closed = ctx.finished
+        merged.has_new = any(ws.has_new for ws in sources)
+        merged.batch_tuples = sum(ws.batch_tuples for ws in sources)
+        merge_holds(merged, sources, spec, input_wm=watermark, output_wm=self.output_watermark(key))
+        if spec.mode.retracts:
+            for ws in sources:
+                merged.retractions.extend(ws.retractions)
+                if ws.last is not None:
+                    merged.retractions.append([ws.window.start, ws.window.end, *ws.last])
+        self.touch(merged)
+        return merged
+
+    # KIP-450 windows ----------------------------------------------------------------------------
+    def _time_difference(self, key: Key, ts: int, tup: Any, watermark: int, now: int) -> Placement:
+        assigner: TimeDifferenceWindows = self.spec.time_difference  # type: ignore[assignment]
+        times = self.times.get(key, [])
+        buckets = self.buckets.get(key, [])
+        mine = self.by_key.get(key, {})
+        seeded = []
+        for w in assigner.windows_to_create(ts, times):
+            if w not in mine and not self.expired(w, watermark):
+                ws = self._seed(key, w, watermark, now)
+                if ws.has_new:
+                    seeded.append(ws)
+                mine = self.by_key[key]
+        # Kept while a window of it may still be created within the grace (KIP-450 drops a record
+        # only when ts + 1 + d <= stream time - grace).
+        kept = ts + assigner.difference_ms + 1 + self.spec.allowed_lateness_ms > watermark
+        if kept:
+            if key not in self.times:  # a key gets buckets only once one of its records is kept
+                self.times[key], self.buckets[key] = times, buckets
+            i = bisect_left(times, ts)
+            if i == len(times) or times[i] != ts:
+                times.insert(i, ts)
+                buckets.insert(i, [self.spec.aggregator.create(), 0])
+                if i == 0:
+                    self._note_oldest(key, ts)
+            buckets[i] = [self.spec.add(buckets[i][0], tup), buckets[i][1] + 1]
+            self._touch_buckets(key)
+        low, high = assigner.start_range(ts)
+        starts = self.starts.get(key, [])
+        chosen = starts[bisect_left(starts, low) : bisect_right(starts, high)]
+        return Placement([mine[assigner.window_at(s)] for s in chosen], tuple(seeded), kept)
+
+    def _seed(self, key: Key, window: Window, watermark: int, now: int) -> WindowState:
+        """Create a time-difference window from the partial aggregates of the records already in it."""
+        times, buckets = self.times.get(key, []), self.buckets.get(key, [])
+        lo, hi = bisect_left(times, window.start), bisect_left(times, window.end)
+        ws = self.create(key, window)
+        if lo == hi:
+            return ws
+        # A fresh accumulator first: the window must not share a bucket's, which `add` may change in place.
+        aggregator = self.spec.aggregator
+        ws.acc = aggregator.merge([aggregator.create(), *(b[0] for b in buckets[lo:hi])])
+        ctx = TriggerContext(ws.trigger, window_end=window.end, watermark=watermark, now=now, timers=ws.timers)
+        for _ in range(sum(b[1] for b in buckets[lo:hi])):
+            self.spec.trigger.on_element(ctx)
+        ws.has_new = True
+        output_wm = self.output_watermark(key)
+        held = bisect_left(times, output_wm, lo, hi)  # records behind the output watermark hold nothing
+        span = (times[held], times[hi - 1]) if held < hi else None
+        add_holds(ws, self.spec, span, held > lo, input_wm=watermark, output_wm=output_wm)
+        self.touch(ws)
+        return ws
+
+    def prune(self, watermark: int) -> None:
+        """Drop time-difference partial aggregates no live or future window can need.
+
+        A record at ``t`` is in windows ending (exclusive) by ``t + d + 1`` and anchors the
+        right window ``[t + 1, t + d + 1]`` of a later record, ending by ``t + d + 2``; it goes
+        once that window, too, is past the allowed lateness. Costs O(log n) per key whose
+        oldest record goes, not a scan of every key.
+        """
+        if self.spec.time_difference is None:
+            return
+        horizon = watermark - self.spec.time_difference.difference_ms - 2 - self.spec.allowed_lateness_ms
+        oldest = self._oldest
+        while oldest and oldest[0][0] <= horizon:
+            ts, _, key = heapq.heappop(oldest)
+            times = self.times.get(key)
+            if not times or times[0] != ts:
+                continue  # stale: the key's oldest record changed since this entry was pushed
+            cut = bisect_right(times, horizon)
+            del times[:cut], self.buckets[key][:cut]
+            self._touch_buckets(key)
+            if times:
+                self._note_oldest(key, times[0])
+            else:
+                del self.times[key], self.buckets[key]
+
+    def _note_oldest(self, key: Key, ts: int) -> None:
+        heapq.heappush(self._oldest, (ts, next(self._ties), key))
+
+
+@dataclass
+class TableChanges:
+    """Windows changed (by creation number) and deleted, and keys whose time-difference buckets changed.
+
+    A window created and deleted between two commits appears in neither set, so
+    it is never written.
+    """
+
+    windows: dict[int, WindowState] = field(default_factory=dict)
+    deleted: set[int] = field(default_factory=set)
+    created: set[int] = field(default_factory=set)
+    bucket_keys: dict[Key, None] = field(default_factory=dict)
+
+    def forget(self, seq: int) -> None:
+        """Window ``seq`` was deleted."""
+        self.windows.pop(seq, None)
+        if seq in self.created:
+            self.created.discard(seq)
+        else:
+            self.deleted.add(seq)
+
+
+def _discard(index: dict[Key, list[Any]], key: Key, item: Any) -> None:
+    """Remove ``item`` from the sorted list of ``key`` in ``index`` when it is there."""
+    ordered = index.get(key)
+    if ordered is None:
+        return
+    i = bisect_left(ordered, item)
+    if i < len(ordered) and ordered[i] == item:
+        del ordered[i]
+        if not ordered:
+            del index[key]
+
+
+def _inherited(tup: Any) -> Window:
+    """The window of a pane from an upstream windowed bolt (window propagation)."""
+    from bolts.errors import TupleError
+
+    for name in ("window_start", "window_end"):
+        if name not in tup.fields:
+            msg = (
+                f"with_windows: no window assigner is set, so the tuple's window is taken from its fields "
+                f"window_start/window_end, but {tup!r} has no field {name!r}; call with_windows(...) "
+                "(for example with_windows(GlobalWindows()))"
+            )
+            raise TupleError(msg)
+        value = tup[name]
+        if isinstance(value, bool) or not isinstance(value, Integral):
+            msg = f"with_windows: the window bounds of an incoming pane must be ints; got {name}={value!r} in {tup!r}"
+            raise TupleError(msg)
+    return Window(int(tup["window_start"]), int(tup["window_end"]))
+
+
+def _merged_runs(windows: set[Window]) -> list[Window]:
+    """The spans of the overlapping runs of ``windows`` (touching is not overlapping), sorted by start."""
+    runs: list[Window] = []
+    for w in sorted(windows, key=lambda w: (w.start, w.end)):
+        if runs and w.start < runs[-1].end:
+            runs[-1] = runs[-1].span(w)
+        else:
+            runs.append(w)
+    return runs

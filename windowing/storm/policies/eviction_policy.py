@@ -1,0 +1,175 @@
+"""The eviction policy contract and what one window evaluation yields."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from windowing.storm.event import Event, seq_key
+from windowing.storm.membership import Membership
+from windowing.storm.policies.eviction_context import EvictionContext
+
+
+@dataclass(frozen=True, slots=True)
+class WindowScan:
+    """The events of one window evaluation, as a slice of a policy's backing list.
+
+    ``source[lo:hi]`` are the window's events; when ``arrival_ordered`` is false the
+    slice is in timestamp order and is re-sorted into arrival order on demand.
+    The slice is only valid until the policy next changes.
+    """
+
+    source: Any  # a list of events, or a paged buffer's view
+    lo: int
+    hi: int
+    arrival_ordered: bool
+    membership: Membership
+
+    @property
+    def size(self) -> int:
+        """Number of events in the window."""
+        return self.hi - self.lo
+
+    def iter_events(self) -> Iterator[Event[Any]]:
+        """The window's events one at a time, in the buffer's order (arrival order if ``arrival_ordered``)."""
+        source = self.source
+        if isinstance(source, list):
+            return (source[i] for i in range(self.lo, self.hi))
+        return source.iter_range(self.lo, self.hi)  # type: ignore[no-any-return]
+
+    def events(self) -> list[Event[Any]]:
+        """The window's events in arrival order (a new list)."""
+        events = self.source[self.lo : self.hi]
+        if not self.arrival_ordered:
+            events.sort(key=seq_key)
+        return events
+
+
+class EvictionPolicy(ABC):
+    """Decides which held events expire and which form the window at a trigger.
+
+    The policy owns the held events. ``add`` stores one (and may expire old ones at
+    once, for count windows), ``add_all`` a batch of them; ``scan`` evaluates the window for the current
+    context, moving expired events to :attr:`expired`, which the window manager
+    empties at every trigger.
+    """
+
+    def __init__(self) -> None:
+        self.context: EvictionContext | None = None
+        self.expired: list[Event[Any]] = []
+
+    @abstractmethod
+    def add(self, event: Event[Any]) -> None:
+        """Hold a new event."""
+
+    def add_all(self, events: list[Event[Any]]) -> None:
+        """Hold new events, given in arrival order, as :meth:`add` one by one would."""
+        for event in events:
+            self.add(event)
+
+    def set_context(self, context: EvictionContext) -> None:
+        """Set the reference point of the next :meth:`scan`."""
+        self.context = context
+
+    @abstractmethod
+    def scan(self) -> WindowScan:
+        """Expire what is out of the window and return the window for the current context."""
+
+    @abstractmethod
+    def __len__(self) -> int:
+        """Number of events held (in or waiting for a window)."""
+
+    @abstractmethod
+    def count_up_to(self, ts: int) -> int:
+        """Number of held events with a timestamp at or before ``ts``."""
+
+    @abstractmethod
+    def earliest_ts(self, after: int, up_to: int) -> int | None:
+        """Smallest held timestamp in ``(after, up_to]``, or None."""
+
+    @abstractmethod
+    def sliding_count_timestamps(self, after: int, up_to: int, count: int) -> list[int]:
+        """Storm's ``getSlidingCountTimestamps``.
+
+        Walk the held events with a timestamp in ``(after, up_to]`` in arrival order;
+        after every ``count``-th, record the largest timestamp seen so far.
+        """
+
+    def compact(self) -> None:  # noqa: B027 - only Storm's arrival queue compacts
+        """Storm's periodic queue compaction (``WindowManager.compactWindow``).
+
+        squall's own policies expire as tuples arrive or at evaluations, so they
+        have nothing to compact; the Storm-exact queue expires its front here.
+        """
+
+    def _require_context(self) -> EvictionContext:
+        if self.context is None:
+            msg = f"{type(self).__name__}.scan: no eviction context; a trigger sets one before it scans"
+            raise RuntimeError(msg)
+        return self.context
+
+    @abstractmethod
+    def held_events(self) -> list[Event[Any]]:
+        """Every held event in arrival order (for snapshots and tests)."""
+
+    def state(self) -> dict[str, Any]:
+        """The policy's own numbers, as plain data; held events are saved apart."""
+        ctx = self.context
+        context = None if ctx is None else [ctx.reference_time, ctx.current_count, ctx.sliding_count,
+                                            ctx.sliding_interval]
+        return {"context": context, **self._own_state()}
+
+    def restore(self, state: dict[str, Any], held: Iterable[Event[Any]], expired: Iterable[Event[Any]]) -> None:
+        """Rebuild from :meth:`state`, the held events, and the expired events not yet reported."""
+        context = state["context"]
+        self.context = None if context is None else EvictionContext(*context)
+        self._restore_own_state(state)
+        for event in sorted(held, key=seq_key):
+            self._hold(event)
+        self.expired = sorted(expired, key=seq_key)
+
+    @abstractmethod
+    def _own_state(self) -> dict[str, Any]:
+        """Numbers specific to the policy."""
+
+    @abstractmethod
+    def _restore_own_state(self, state: dict[str, Any]) -> None:
+        """Restore what :meth:`_own_state` returned."""
+
+    @abstractmethod
+    def _hold(self, event: Event[Any]) -> None:
+        """Hold a restored event as it was held before (no expiry)."""
+
+    @property
+    @abstractmethod
+    def buffer(self) -> Any:
+        """The buffer that holds the window's events (paged for a bounded persistent window)."""
+
+    @property
+    def tracks_changes(self) -> bool:
+        """Whether windows can report new and expired events (not when the buffer pages them away)."""
+        return getattr(self.buffer, "keeps_expired", True)
+
+    def loose_events(self) -> list[Event[Any]]:
+        """Held events outside :attr:`buffer` (event-time count windows' pending ones)."""
+        return []
+
+
+def sliding_count_timestamps(
+    arrival_ordered: Iterable[Event[Any]], after: int, up_to: int, count: int
+) -> list[int]:
+    """Storm's ``getSlidingCountTimestamps`` over events given in arrival order."""
+    out: list[int] = []
+    if up_to <= after:
+        return out
+    seen = 0
+    largest: int | None = None
+    for event in arrival_ordered:
+        if after < event.ts <= up_to:
+            largest = event.ts if largest is None or event.ts > largest else largest
+            seen += 1
+            if seen % count == 0:
+                out.append(largest)
+    return out
