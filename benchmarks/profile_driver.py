@@ -44,6 +44,7 @@ def main() -> None:
     p.add_argument("--events", type=int, default=400_000)
     p.add_argument("--variant", choices=sorted(VARIANTS), default="storm")
     p.add_argument("--top", type=int, default=30)
+    p.add_argument("--sort", choices=("cumulative", "tottime"), default="cumulative")
     args = p.parse_args()
     import pyarrow as pa
 
@@ -71,7 +72,7 @@ def main() -> None:
     events = sum(t.num_rows for t in tables)
     print(f"{args.variant}: {events:,} events in {elapsed:.2f} s under cProfile ({events / elapsed:,.0f} events/s), "
           f"{len(executor.outputs.all()):,} outputs")
-    pstats.Stats(profile).sort_stats("cumulative").print_stats(args.top)
+    pstats.Stats(profile).sort_stats(args.sort).print_stats(args.top)
 
 
 if __name__ == "__main__":
