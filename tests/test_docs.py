@@ -4,12 +4,21 @@ A file's blocks run in order in one namespace (later blocks build on earlier one
 temporary working directory. ``SparkSession.builder.getOrCreate()`` in a block returns the
 test run's session. A block that cannot run here is skipped only when the line before its
 fence is ``<!-- not run: <reason> -->``; each such block is reported as a skipped test.
+
+Blocks that need a service read its address from an environment variable, with the default
+the docs give (``os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")``): a file whose
+blocks name one of :data:`SERVICES` runs with that variable set to the test run's own server
+(started by its fixture, the session's Kafka connector loaded for Kafka) and carries the
+service's marker; it skips, saying why, when the service cannot be started here. Files that
+need Kafka run in tests/kafka/test_docs_kafka.py, beside the other Kafka tests and their one
+broker; the others run here.
 """
 
 from __future__ import annotations
 
 import re
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +27,24 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 NOT_RUN = re.compile(r"^<!--\s*not run:\s*(?P<reason>.+?)\s*-->$")
 NEEDS_SPARK = re.compile(r"\bspark\b|SparkSession|SparkRunner|FileSpout|DataFrameSpout|RateSpout|run_bounded")
+CLUSTER = "local-cluster["  # a block that starts executor processes: marked `cluster`
+
+
+@dataclass(frozen=True)
+class Service:
+    """A server a doc block reaches through ``variable``: its pytest marker and how the test run provides it."""
+
+    marker: str
+    fixture: str  # the fixture that starts it (skipping when it cannot)
+    address: Callable[[pytest.FixtureRequest], str]  # the value ``variable`` gets, once the fixture is up
+
+
+#: Environment variables the docs read service addresses from, as the docs document them.
+SERVICES = {
+    "KAFKA_BOOTSTRAP_SERVERS": Service("kafka", "kafka_spark",  # the broker, and the connector in the session
+                                       lambda request: request.getfixturevalue("kafka").bootstrap),
+    "REDIS_URL": Service("redis", "redis_url", lambda request: request.getfixturevalue("redis_url")),
+}
 
 
 @dataclass(frozen=True)
@@ -62,28 +89,67 @@ def rel(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
 
 
-FILES = [p for p in doc_files() if any(b.not_run is None for b in blocks(p))]
+def services(path: Path) -> list[str]:
+    """The :data:`SERVICES` variables that the runnable blocks of ``path`` read."""
+    sources = [b.source for b in blocks(path) if b.not_run is None]
+    return [variable for variable in SERVICES if any(variable in source for source in sources)]
+
+
+def marks(path: Path) -> list[pytest.MarkDecorator]:
+    """``spark``, and the marker of each service (and ``cluster``) the runnable blocks of ``path`` need."""
+    found = [pytest.mark.spark, *(getattr(pytest.mark, SERVICES[v].marker) for v in services(path))]
+    if any(CLUSTER in b.source for b in blocks(path) if b.not_run is None):
+        found.append(pytest.mark.cluster)
+    return found
+
+
+RUNNABLE = [p for p in doc_files() if any(b.not_run is None for b in blocks(p))]
+KAFKA_FILES = [p for p in RUNNABLE if "KAFKA_BOOTSTRAP_SERVERS" in services(p)]  # tests/kafka/test_docs_kafka.py
+FILES = [p for p in RUNNABLE if p not in KAFKA_FILES]
 NOT_RUN_BLOCKS = [(p, b) for p in doc_files() for b in blocks(p) if b.not_run is not None]
 
 
 def test_some_blocks_are_found():
-    assert FILES, "no ```python block found in README.md or docs/"
+    assert RUNNABLE, "no ```python block found in README.md or docs/"
 
 
-@pytest.mark.spark
-@pytest.mark.parametrize("path", FILES, ids=rel)
+def test_service_blocks_carry_their_markers():
+    """docs/spark.md's Kafka and Redis examples run, and CI's markers select them."""
+    spark_md = ROOT / "docs" / "spark.md"
+    assert services(spark_md) == ["KAFKA_BOOTSTRAP_SERVERS", "REDIS_URL"]
+    assert {m.name for m in marks(spark_md)} == {"spark", "kafka", "redis"}
+    assert spark_md in KAFKA_FILES and spark_md not in FILES
+    assert not [b.line for b in blocks(spark_md) if b.not_run]  # every python block of spark.md runs
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, marks=marks(p), id=rel(p)) for p in FILES])
 def test_blocks_run_as_written(path, request, tmp_path, monkeypatch):
+    run_file(path, request, tmp_path, monkeypatch)
+
+
+def run_file(path: Path, request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run the runnable blocks of ``path`` in order in one namespace, in ``tmp_path``; fail at the first that raises."""
     runnable = [b for b in blocks(path) if b.not_run is None]
+    for variable in services(path):  # the test run's servers, where the docs' defaults would be
+        service = SERVICES[variable]
+        request.getfixturevalue(service.fixture)
+        monkeypatch.setenv(variable, service.address(request))
     if any(NEEDS_SPARK.search(b.source) for b in runnable):
         request.getfixturevalue("spark")  # getOrCreate() in a block now returns the test run's session
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": f"docs_{path.stem.replace('-', '_')}"}
-    for block in runnable:
-        # Pad with newlines so a traceback's line numbers are the doc file's.
-        code = compile("\n" * (block.line - 1) + block.source, rel(path), "exec")
-        error = run_block(code, namespace)
-        if error is not None:
-            pytest.fail(f"{rel(path)}: the block at line {block.line} does not run as written:\n{error}", pytrace=False)
+    try:
+        for block in runnable:
+            # Pad with newlines so a traceback's line numbers are the doc file's.
+            code = compile("\n" * (block.line - 1) + block.source, rel(path), "exec")
+            error = run_block(code, namespace)
+            if error is not None:
+                pytest.fail(f"{rel(path)}: the block at line {block.line} does not run as written:\n{error}",
+                            pytrace=False)
+    finally:
+        # The blocks' functions hold the namespace (a cycle): clear it so that what the blocks made (a Kafka
+        # producer, say) goes now, not after the run's broker stopped, where it would log reconnect failures.
+        namespace.clear()
 
 
 def run_block(code, namespace) -> str | None:

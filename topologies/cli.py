@@ -2,7 +2,11 @@
 
 The module is loaded from its path and must define ``build_topology()`` (called
 with no arguments) returning a :class:`~topologies.topology.Topology`, or a
-module-level ``topology``.
+module-level ``topology``. The session is built first (so a file that opens a
+session while it loads gets this one); ``--jars`` go into its ``spark.jars``, and
+when the topology has a :class:`~topologies.spouts.KafkaSpout` and the session no
+Kafka source, Spark's Kafka connector jars (:func:`~topologies.spouts.connector_jars`)
+are added to it with ``ADD JAR``.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 _UNITS = {"ms": Duration.milliseconds, "s": Duration.seconds, "m": Duration.minutes}
+KAFKA_SOURCE = "org.apache.spark.sql.kafka010.KafkaSourceProvider"  # the class Spark's Kafka connector provides
 LOG_LEVELS = ("ALL", "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF")
 INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C (128 + SIGINT), as shells report it
 
@@ -44,6 +49,15 @@ def parse_interval(text: str) -> Duration:
         raise argparse.ArgumentTypeError(msg)
     amount = float(match.group(1))
     return _UNITS[match.group(2)](int(amount) if amount.is_integer() else amount)
+
+
+def parse_jars(text: str) -> tuple[str, ...]:
+    """``"a.jar,b.jar"`` as its jars, blanks dropped; ``argparse.ArgumentTypeError`` when it names none."""
+    jars = tuple(j.strip() for j in text.split(",") if j.strip())
+    if not jars:
+        msg = f"--jars: expected comma-separated jar paths such as a.jar,b.jar; got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return jars
 
 
 def load_topology(path: str) -> Topology:
@@ -85,6 +99,11 @@ def add_run_command(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="where bolt tasks run: the driver (default) or Spark executors (needs a redis:// or hbase:// --state)",
     )
     run.add_argument("--state", default="memory://", help="state backend URL (default memory://)")
+    run.add_argument(
+        "--jars", type=parse_jars, default=(),
+        help="comma-separated jar paths or URLs for the session's spark.jars; a topology with a KafkaSpout gets "
+             "Spark's Kafka connector jars without it",
+    )
     run.add_argument("--checkpoint", help="checkpoint location (default: a new temporary directory)")
     run.add_argument("--output", help="directory for the outputs, JSON lines per batch (default <checkpoint>/output)")
     run.add_argument("--trigger-interval", type=parse_interval, default=Duration.seconds(1), help="e.g. 500ms, 2s")
@@ -199,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
 def run_command(args: argparse.Namespace) -> int:
     """``squall run``: 0 when the query ended, 130 when Ctrl-C stopped it (after a flush)."""
     try:
-        spark = _spark(args.master, args.log_level)
+        spark = _spark(args.master, args.log_level, args.jars)
         # Installed after the SparkContext, which sets its own SIGINT handler (cancel every job, raise
         # KeyboardInterrupt inside the waiting py4j call: the tracebacks this replaces).
         with stop_on_sigint() as stop:
@@ -209,15 +228,56 @@ def run_command(args: argparse.Namespace) -> int:
         return INTERRUPTED
 
 
-def _spark(master: str, log_level: str) -> SparkSession:
+def _spark(master: str, log_level: str, jars: tuple[str, ...] = ()) -> SparkSession:
     from pyspark.sql import SparkSession
 
-    spark = (
-        SparkSession.builder.master(master).appName("squall")
-        .config("spark.ui.showConsoleProgress", "false").getOrCreate()
-    )
+    builder = SparkSession.builder.master(master).appName("squall").config("spark.ui.showConsoleProgress", "false")
+    if jars:
+        builder = builder.config("spark.jars", ",".join(jars))
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel(log_level)
     return spark
+
+
+def uses_kafka(topology: Topology) -> bool:
+    """Whether a spout of ``topology`` is a :class:`~topologies.spouts.KafkaSpout`."""
+    from topologies.spouts import KafkaSpout
+
+    return any(isinstance(spec.spout, KafkaSpout) for spec in topology.spouts.values())
+
+
+def has_class(spark: SparkSession, name: str) -> bool:
+    """Whether the session's driver can load the JVM class ``name`` (from its classpath or an ``ADD JAR``)."""
+    from py4j.protocol import Py4JJavaError
+
+    jvm = spark._jvm  # type: ignore[attr-defined]
+    try:
+        jvm.java.lang.Class.forName(name, False, jvm.java.lang.Thread.currentThread().getContextClassLoader())
+    except Py4JJavaError:
+        return False
+    return True
+
+
+def add_kafka_connector(spark: SparkSession, path: str) -> list[str]:
+    """Add Spark's Kafka connector jars to ``spark`` unless it has the Kafka source already; the jars added.
+
+    ``ADD JAR`` puts them on the driver's class loader (for this thread, which
+    starts the query) and ships them to the executors. ``SystemExit`` saying
+    how to get them when :func:`~topologies.spouts.connector_jars` finds none.
+    """
+    from topologies.spouts import connector_jars
+
+    if has_class(spark, KAFKA_SOURCE):
+        return []
+    try:
+        jars = connector_jars()
+    except FileNotFoundError as err:
+        msg = f"squall run: {path} reads Kafka (a KafkaSpout), but the session has no Kafka source: {err}; " \
+              "or name the connector's jars with --jars"
+        raise SystemExit(msg) from None
+    for jar in jars:
+        spark.sql(f"ADD JAR '{jar}'")
+    return jars
 
 
 def _run(spark: SparkSession, args: argparse.Namespace, stop: StopRequest) -> int:
@@ -229,7 +289,10 @@ def _run(spark: SparkSession, args: argparse.Namespace, stop: StopRequest) -> in
         output_dir=str(output),
     )
     name = args.name or re.sub(r"[^A-Za-z0-9_-]", "_", Path(args.path).stem)
-    handle = runner.submit(name, load_topology(args.path), available_now=args.available_now)
+    topology = load_topology(args.path)
+    if uses_kafka(topology) and (added := add_kafka_connector(spark, args.path)):
+        print(f"[{name}] added Spark's Kafka connector: {len(added)} jars from {Path(added[0]).parent}", flush=True)
+    handle = runner.submit(name, topology, available_now=args.available_now)
     print(f"[{name}] running; checkpoint {checkpoint}", flush=True)
     if watch(handle, args.progress_every, stop):
         print(summary(handle, output, "stopped by Ctrl-C"), flush=True)
