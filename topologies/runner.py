@@ -149,7 +149,7 @@ class TopologyHandle:
     def add_progress_listener(
         self, callback: ProgressCallback, spark: SparkSession | None = None,
     ) -> SquallProgressListener:
-        """Register a :class:`~topologies.metrics.SquallProgressListener` for this query; returns it.
+        """Register a :class:`~topologies.progress_listener.SquallProgressListener` for this query; returns it.
 
         ``callback(progress, batch_metrics)`` then runs on Spark's listener
         thread for every later batch of this query, with Spark's
@@ -348,8 +348,13 @@ class SparkRunner:
 
 
 def _location(location: str | Path) -> str | Path:
-    """A local Path for a path or ``file:`` URL; a Hadoop URL (``hdfs://``, ``s3a://``) kept as it is."""
-    return local_path(location) if is_local(location) else str(location)
+    """An absolute local Path for a path or ``file:`` URL; a Hadoop URL (``hdfs://``, ``s3a://``) kept as it is.
+
+    A relative path is made absolute against Python's working directory when the
+    runner is built: Spark would resolve it against the directory its JVM started
+    in, squall's own files against Python's, and the two can differ.
+    """
+    return local_path(location).absolute() if is_local(location) else str(location)
 
 
 def _check_mode(mode: str) -> str:

@@ -139,3 +139,20 @@ def test_an_unreachable_namenode_fails_naming_the_path_and_creates_no_local_dire
         runner.submit("nonn", topology(data), available_now=True)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("hdfs")]
     no_scheme_directories(tmp_path)
+
+
+def test_a_relative_checkpoint_is_where_python_was_when_the_runner_was_built(spark, data, tmp_path, monkeypatch,
+                                                                            reference):
+    # Spark would resolve a relative checkpoint against its JVM's start directory, squall against Python's.
+    monkeypatch.chdir(tmp_path)
+    runner = SparkRunner(spark, checkpoint_location="rel-ck", output_dir="rel-out", clock=counting_clock())
+    assert runner.checkpoint_location == tmp_path / "rel-ck" and runner.output_dir == tmp_path / "rel-out"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    handle = runner.submit("rel", topology(data), available_now=True)
+    assert handle.await_termination(120)
+    assert [(o.component, o.task, o.stream, o.values) for o in handle.outputs()] == reference
+    assert (tmp_path / "rel-ck" / "rel" / "spark" / "commits").is_dir()
+    assert (tmp_path / "rel-ck" / "rel" / "squall").is_dir() and (tmp_path / "rel-out" / "rel").is_dir()
+    assert not list(elsewhere.iterdir())
