@@ -6,7 +6,8 @@ the chosen squall variant batch by batch in this process, so the profile shows
 squall's own cost without Spark's. Prints the wall time, events/s and the top
 functions by cumulative time.
 
-Run: ``python benchmarks/profile_driver.py [--events 400000] [--variant storm|columnar|aggregate] [--top 30]``.
+Run: ``python benchmarks/profile_driver.py [--events 400000] [--top 30] [--sort cumulative|tottime]
+[--variant storm|columnar|aggregate|aggregate-per-tuple]``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from benchmarks.race import (
     FIELDS,
     FILES,
     FILES_PER_BATCH,
+    LAG,
+    LENGTH,
+    SLIDE,
     TASKS,
     ColumnarKeyedSum,
     aggregate_bolt,
@@ -32,11 +36,36 @@ from benchmarks.race import (
     step_clock,
     storm_bolt,
 )
-from bolts import Fields
+from bolts import Fields, WindowedAggregateBolt
 from topologies import FileSpout, TopologyBuilder
 from topologies.executor import BatchClock, BatchLayout, DriverExecutor, OutputLog
+from windowing import Duration, SlidingWindows
 
-VARIANTS = {"storm": storm_bolt, "columnar": lambda: storm_bolt(ColumnarKeyedSum), "aggregate": aggregate_bolt}
+
+class UserSum:
+    """A user's aggregator with no columnar method: the aggregate bolt's per-tuple path."""
+
+    def create(self):
+        return 0
+
+    def add(self, acc, tup):
+        return acc + tup["value"]
+
+    def merge(self, accs):
+        return sum(accs)
+
+    def extract(self, acc):
+        return acc
+
+
+def per_tuple_aggregate_bolt() -> WindowedAggregateBolt:
+    return (WindowedAggregateBolt(UserSum(), key_fields=("key",))
+            .with_windows(SlidingWindows(Duration(LENGTH), Duration(SLIDE))).with_timestamp_field("ts")
+            .with_lag(Duration(LAG)))
+
+
+VARIANTS = {"storm": storm_bolt, "columnar": lambda: storm_bolt(ColumnarKeyedSum), "aggregate": aggregate_bolt,
+            "aggregate-per-tuple": per_tuple_aggregate_bolt}
 
 
 def main() -> None:

@@ -46,6 +46,8 @@ class AggregateSpec:
     watermark_interval_ms: int = 1000
     fire_only_updated: bool = False
     late_tuple_stream: str | None = None
+    # The Fields of the last tuple whose fields passed the aggregator's check (tuples of one stream share theirs).
+    _fields_checked: list[Any] = field(default_factory=lambda: [None], init=False, compare=False, repr=False)
 
     @property
     def merging(self) -> bool:
@@ -97,8 +99,11 @@ class AggregateSpec:
 
     def add(self, acc: Any, tup: Any) -> Any:
         """Add ``tup`` to ``acc``, or retract it when it is an upstream retraction; ``TupleError`` on bad input."""
-        self._check_fields(tup)
-        retracting = RETRACTION_FIELD in tup.fields and bool(tup[RETRACTION_FIELD])
+        fields = tup.fields
+        retracting = RETRACTION_FIELD in fields and bool(tup[RETRACTION_FIELD])
+        if fields is not self._fields_checked[0] or retracting:
+            self._check_fields(tup)
+            self._fields_checked[0] = fields
         try:
             return self.aggregator.retract(acc, tup) if retracting else self.aggregator.add(acc, tup)
         except (TypeError, ValueError) as exc:

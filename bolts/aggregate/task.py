@@ -106,6 +106,11 @@ class AggregateTask(BoltTask):
         # Session tuples wait for the end of their batch: the batch's windows merge before any is placed.
         self._batched_sessions = isinstance(self.spec.assigner, Sessions) and self.spec.time_difference is None
         self._pending: list[tuple[Tuple, tuple[Any, ...], int]] = []
+        # What a batch added to each window of plain (not merging, not time-difference) windows, told to its
+        # trigger and holds once when the batch closes: [window, tuples, lowest and highest held ts, any behind,
+        # the key's output watermark].
+        self._defers = not self.spec.merging and self.spec.time_difference is None
+        self._batch_adds: dict[int, list[Any]] = {}
         self._columnar = supports(self.spec)  # whether batches can be placed on columns (bolts.aggregate.columnar)
         # With an error stream, a tuple is checked before it is placed, so a rejected one leaves no window behind.
         self._screens = getattr(bolt, "error_stream", None) is not None
@@ -213,6 +218,9 @@ class AggregateTask(BoltTask):
             self._add(ws, tup, ts)
 
     def _add(self, ws: WindowState, tup: Tuple, ts: int) -> None:
+        if self._defers:
+            self._add_deferred(ws, tup, ts)
+            return
         ws.acc = self.spec.add(ws.acc, tup)
         ctx = TriggerContext(
             ws.trigger, window_end=ws.window.end, watermark=self._watermark, now=self.clock.now(), timers=ws.timers,
@@ -226,6 +234,52 @@ class AggregateTask(BoltTask):
         add_holds(ws, self.spec, None if behind else (ts, ts), behind, input_wm=self._watermark, output_wm=output_wm)
         self.dirty[ws.wid] = None
         self.table.touch(ws)
+
+    def _add_deferred(self, ws: WindowState, tup: Tuple, ts: int) -> None:
+        """:meth:`_add` with the trigger and the holds told once per window when the batch closes.
+
+        The same state as telling them per tuple: within a batch the watermark,
+        the processing time and every key's output watermark stand still, triggers
+        are consulted only when the batch closes (``Trigger.on_elements`` counts
+        as that many ``on_element`` calls), and the holds of a window's tuples
+        combine as their lowest and highest timestamps.
+        """
+        ws.acc = self.spec.add(ws.acc, tup)
+        ws.has_new = True
+        ws.batch_tuples += 1
+        added = self._batch_adds.get(ws.seq)
+        if added is None:  # the window's first tuple of the batch
+            self.dirty[ws.wid] = None
+            output_wm = self.table.output_watermark(ws.key)  # behind it, a tuple cannot hold
+            self._batch_adds[ws.seq] = [ws, 1, ts, ts, False, output_wm] if ts >= output_wm else [
+                ws, 1, None, None, True, output_wm]
+            return
+        added[1] += 1
+        if ts < added[5]:
+            added[4] = True
+        elif added[2] is None:
+            added[2] = added[3] = ts
+        elif ts < added[2]:
+            added[2] = ts
+        elif ts > added[3]:
+            added[3] = ts
+
+    def _tell_batch_adds(self) -> None:
+        """Tell each window's trigger and holds what :meth:`_add_deferred` added to it in this batch."""
+        adds, self._batch_adds = self._batch_adds, {}
+        spec, watermark, now = self.spec, self._watermark, self.clock.now()
+        for ws, count, low, high, behind, output_wm in adds.values():
+            ctx = TriggerContext(ws.trigger, window_end=ws.window.end, watermark=watermark, now=now, timers=ws.timers)
+            spec.trigger.on_elements(ctx, count)
+            held = None if low is None else (low, high)
+            add_holds(ws, spec, held, behind, input_wm=watermark, output_wm=output_wm)
+            self.table.touch(ws)
+
+    def _settle(self) -> None:
+        """Finish placing what the open batch added: held session tuples, and the deferred trigger and hold news."""
+        self._place_sessions()
+        if self._batch_adds:
+            self._tell_batch_adds()
 
     def _late(self, tup: Tuple, ts: int) -> None:
         self.late_tuples += 1
@@ -253,7 +307,7 @@ class AggregateTask(BoltTask):
 
     def _close_batch(self) -> None:
         """Place the batch's held session tuples, then consult every window the batch touched, in first-touch order."""
-        self._place_sessions()
+        self._settle()
         dirty, self.dirty = list(self.dirty), {}
         for wid in dirty:
             ws = self.table.windows.get(wid)
@@ -358,7 +412,7 @@ class AggregateTask(BoltTask):
 
     def snapshot(self) -> dict[str, Any]:
         """The whole task state as plain, msgpack-able data (deterministic for the same history)."""
-        self._place_sessions()  # session tuples held in an open batch are in the state, as any placed tuple
+        self._settle()  # what an open batch added is in the state, as any placed tuple
         return {
             **self._system(),
             "windows": [ws.to_data() for ws in self.table.windows.values()],
@@ -401,7 +455,7 @@ class AggregateTask(BoltTask):
                 "the harness or the runner, and call prepare() first"
             )
             raise TypeError(msg)
-        self._place_sessions()  # session tuples held in an open batch are committed, as any placed tuple
+        self._settle()  # what an open batch added is committed, as any placed tuple
         try:
             puts, deletes = state_writes(self._system(), self.table.changes, self.table)
         except TypeError as exc:
