@@ -115,10 +115,12 @@ class WindowedBoltExecutor(BoltTask):
         self._extract = self._timestamp_reader()
         self._read_batch = self._batch_timestamp_reader()
         self._add_batch = self._batch_path()
-        # Spouts' columnar segments go into the window unbuilt, until the bolt reads a window's tuples
-        # (get(), iter()...) rather than only its to_arrow(): from then on they are built as they arrive.
-        self._rows_lazily = self._check is None and self.config.timestamp_extractor is None and (
+        # A spout's columnar segments go into the window unbuilt once a window has shown that the bolt reads
+        # only its to_arrow() (or nothing); a bolt that reads a window's tuples (get(), iter()...) gets them
+        # built as they arrive, from the start and for good, as Storm-style bolts do.
+        self._can_hold_blocks = self._check is None and self.config.timestamp_extractor is None and (
             self.watermarks is not None or not self.config.spec().fires_on_arrival)
+        self._rows_lazily = False
         self.late_tuples = 0
         self.collector: OutputCollector | None = None
         # Told which tuples are done with (expired or late), as Storm acks them; the harness uses it
@@ -382,7 +384,8 @@ class WindowedBoltExecutor(BoltTask):
             self.observer(window)
         self.bolt.execute(window)
         if window.read_values:
-            self._rows_lazily = False
+            self._can_hold_blocks = False
+        self._rows_lazily = self._can_hold_blocks
 
     def on_expiry(self, events: list[Event[Tuple]]) -> None:
         """Expired tuples are done with: tell the ack listener, if any."""

@@ -71,12 +71,22 @@ def _deliver(task, table: pa.Table, as_rows: bool = False) -> TaskInput:
     return batch
 
 
-def _windows_of_rows(batches: list[list[int]]) -> list[list[int]]:
+def _run(task, steps: list[list[int] | int], as_rows: bool = False) -> list[TaskInput]:
+    """Each step a batch of rows with these timestamps, or (an int) a watermark from upstream; then close."""
+    batches = []
+    for step in steps:
+        if isinstance(step, int):
+            task.advance_watermark(step)
+        else:
+            batches.append(_deliver(task, _table(step), as_rows))
+    task.close()
+    return batches
+
+
+def _windows_of_rows(steps: list[list[int] | int]) -> list[list[int]]:
     """The windows' timestamps when the same batches arrive as rows (tuples built at once)."""
     task, emitted = _task(Keys())
-    for stamps in batches:
-        _deliver(task, _table(stamps), as_rows=True)
-    task.close()
+    _run(task, steps, as_rows=True)
     return [[int(key[1:]) for key in keys] for keys in emitted]
 
 
@@ -87,40 +97,41 @@ def _inside(piece: pa.Array, whole: pa.Array) -> bool:
 
 
 def test_to_arrow_slices_the_block_without_building_a_tuple_and_keeps_its_types():
+    # The first window shows the bolt reads only to_arrow(): the later blocks go into the window unbuilt.
+    steps = [[1, 2, 10], 11, list(range(13, 43))]
     task, emitted = _task(Columns())
-    block = _table(list(range(1, 31)))
-    batch = _deliver(task, block)
-    task.close()
-    assert [t.column("ts").to_pylist() for t in emitted] == _windows_of_rows([list(range(1, 31))])
-    whole = max(emitted, key=len)  # a window of 10 consecutive rows of the block
-    assert len(whole) == 10
-    assert whole.schema == block.schema
-    assert whole.column("at").to_pylist() == [datetime.fromtimestamp(ts, UTC) for ts in whole.column("ts").to_pylist()]
-    for name in ("ts", "at"):
-        assert _inside(whole.column(name).chunks[0], block.column(name).chunks[0])
-    assert batch.segments[0]._built is None  # no Tuple was ever built
+    batches = _run(task, steps)
+    assert [t.column("ts").to_pylist() for t in emitted] == _windows_of_rows(steps)
+    block, later = _table(steps[2]), emitted[1:]  # the windows of the second batch's rows
+    assert len(later) == 4  # (10, 20], (20, 30], (30, 40], and (40, 50] at close
+    for table in later:
+        assert table.schema == block.schema
+        stamps = table.column("ts").to_pylist()
+        assert table.column("at").to_pylist() == [datetime.fromtimestamp(ts, UTC) for ts in stamps]
+        for name in ("ts", "at"):
+            assert _inside(table.column(name).chunks[0], batches[1].segments[0].table.column(name).chunks[0])
+    assert batches[1].segments[0]._built is None  # no Tuple of the second batch was ever built
     assert task._rows_lazily
 
 
 def test_out_of_order_rows_are_taken_in_arrival_order():
-    batches = [[12, 3, 15, 7, 1, 11], [5, 14], [25, 21, 16]]
+    steps = [[1, 2, 10], 11, [22, 13, 25, 17, 11, 21], [15, 24], [35, 31, 26]]
     task, emitted = _task(Columns())
-    for stamps in batches:
-        _deliver(task, _table(stamps))
-    task.close()
-    got = [t.column("ts").to_pylist() for t in emitted]
-    assert got == _windows_of_rows(batches)
-    assert any(len(set(map(id, t.column("ts").chunks))) > 1 for t in emitted)  # a window over two blocks
+    _run(task, steps)
+    assert [t.column("ts").to_pylist() for t in emitted] == _windows_of_rows(steps)
+    assert any(t.column("ts").num_chunks > 1 for t in emitted)  # a window over two blocks
 
 
 def test_a_bolt_that_reads_tuples_gets_them_built_as_they_arrive():
+    steps = [[1, 2, 10], 11, [12, 25], [26]]
     task, emitted = _task(Keys())
-    _deliver(task, _table([1, 2, 12, 25]))
-    assert emitted and not task._rows_lazily  # the first window read its tuples
-    _deliver(task, _table([26]))
-    assert type(task.manager.held()[-1]) is Event  # the new row went in as a built tuple
-    task.close()
-    assert emitted == [[f"k{ts}" for ts in w] for w in _windows_of_rows([[1, 2, 12, 25], [26]])]
+    _deliver(task, _table(steps[0]))
+    task.advance_watermark(steps[1])
+    assert emitted and not task._rows_lazily  # a window read its tuples: built for good
+    _deliver(task, _table(steps[2]))
+    assert all(type(e) is Event for e in task.manager.held())
+    _run(task, steps[3:])
+    assert emitted == [[f"k{ts}" for ts in w] for w in _windows_of_rows(steps)]
 
 
 def test_a_restored_window_and_new_blocks_give_one_table():
@@ -129,6 +140,7 @@ def test_a_restored_window_and_new_blocks_give_one_table():
     _deliver(task, _table([1, 2]))
     assert task.commit(1)
     task, emitted = _task(Columns(), store)  # rebuilt from the store: its tuples are built
+    task._rows_lazily = True  # as after a window read only with to_arrow()
     _deliver(task, _table([3]))
     task.close()
     assert emitted[0].column("key").to_pylist() == ["k1", "k2", "k3"]

@@ -148,7 +148,7 @@ class TupleWindow(Generic[T]):
         table = _block_slices(events)
         if table is not None:
             return table
-        tuples = self.get()
+        tuples = [e.value for e in sorted(events, key=_seq)]  # not get(): the bolt asked for columns, not tuples
         fields = tuples[0].fields  # type: ignore[attr-defined]
         try:  # every row as long as the first (the first tuple's fields name the columns)
             columns = list(zip(*(t.values for t in tuples), strict=True))  # type: ignore[attr-defined]
