@@ -118,8 +118,12 @@ class WindowedBoltExecutor(BoltTask):
         # A spout's columnar segments go into the window unbuilt once a window has shown that the bolt reads
         # only its to_arrow() (or nothing); a bolt that reads a window's tuples (get(), iter()...) gets them
         # built as they arrive, from the start and for good, as Storm-style bolts do.
-        self._can_hold_blocks = self._check is None and self.config.timestamp_extractor is None and (
-            self.watermarks is not None or not self.config.spec().fires_on_arrival)
+        # Not for windows paged to the store (with_max_events_in_memory): their pages hold built tuples.
+        self._can_hold_blocks = (
+            self._check is None and self.config.timestamp_extractor is None
+            and self.config.max_events_in_memory is None
+            and (self.watermarks is not None or not self.config.spec().fires_on_arrival)
+        )
         self._rows_lazily = False
         self.late_tuples = 0
         self.collector: OutputCollector | None = None
@@ -186,6 +190,10 @@ class WindowedBoltExecutor(BoltTask):
         count slide can fire on any tuple: its tuples are executed one by one (the
         path is chosen when the task is built).
         """
+        schemas = self.manager.arrow_schemas
+        for segment in batch.segments:
+            if segment.table is not None:
+                schemas[tuple(segment.fields)] = segment.table.schema
         if self._rows_lazily and all(self._block_ready(s) for s in batch.segments):
             self._add_blocks(batch.segments)
         else:

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 import pyarrow as pa
 
-from bolts import BaseWindowedBolt, Fields, make_task
+from bolts import BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, make_task
 from bolts.task_input import TaskInput
 from state_backends.memory import MemoryBackend
 from windowing import Duration, Event
@@ -145,3 +145,45 @@ def test_a_restored_window_and_new_blocks_give_one_table():
     task.close()
     assert emitted[0].column("key").to_pylist() == ["k1", "k2", "k3"]
     assert emitted[0].column("ts").to_pylist() == [1, 2, 3]
+
+
+def test_every_window_of_a_bolt_has_the_blocks_types_built_tuples_or_not():
+    # An int32 column: pyarrow would infer int64 from the built tuples of the first window.
+    def table(stamps):
+        return _table(stamps).append_column("n", pa.array(stamps, pa.int32()))
+
+    fields = Fields("key", "ts", "at", "n")
+    task, emitted = _task(Columns())
+    for stamps in ([1, 2, 10], [13, 22], [25, 31]):
+        batch = TaskInput()
+        batch.append_table("events", 0, "default", fields, table(stamps))
+        task.execute_batch(batch)
+        task.end_batch()
+    task.close()
+    assert len(emitted) >= 3 and task._rows_lazily
+    assert all(t.schema == emitted[0].schema for t in emitted) and emitted[0].schema.field("n").type == pa.int32()
+    assert pa.concat_tables(emitted).column("ts").to_pylist() == [1, 2, 10, 13, 22, 25, 31]
+
+
+def test_a_paged_window_never_holds_blocks():
+    class PagedColumns(BaseStatefulWindowedBolt):
+        def init_state(self, state):
+            pass
+
+        def execute(self, window):
+            self.collector.emit([window.to_arrow()])
+
+        def declare_output_fields(self, declarer):
+            declarer.declare(Fields("table"))
+
+    store = MemoryBackend().namespace("w")
+    bolt = (PagedColumns().with_tumbling_window(Duration(10)).with_timestamp_field("ts").with_persistence()
+            .with_max_events_in_memory(2))
+    task = make_task(bolt, component="w", input_streams=[("events", "default")], store=store,
+                     watermark_at_batch_end=True)
+    task.prepare({}, lambda stream, values: None)
+    for stamps in ([1, 2, 10], [13, 22], [25, 31]):
+        _deliver(task, _table(stamps))
+        task.commit(stamps[0])
+    assert not task._rows_lazily
+    assert all(type(e) is Event for e in task.manager.held())

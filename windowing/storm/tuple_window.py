@@ -36,8 +36,8 @@ class TupleWindow(Generic[T]):
     if you need the tuples later).
     """
 
-    __slots__ = ("_cache", "_expired", "_open", "_prev", "_scan", "end_timestamp", "read_values", "start_timestamp",
-                 "tracks_changes")
+    __slots__ = ("_cache", "_expired", "_open", "_prev", "_scan", "_schemas", "end_timestamp", "read_values",
+                 "start_timestamp", "tracks_changes")
 
     def __init__(
         self,
@@ -47,6 +47,7 @@ class TupleWindow(Generic[T]):
         start_timestamp: int | None,
         end_timestamp: int | None,
         tracks_changes: bool = True,
+        arrow_schemas: dict[tuple[str, ...], Any] | None = None,
     ) -> None:
         self._scan = scan
         self._prev = previous
@@ -57,6 +58,7 @@ class TupleWindow(Generic[T]):
         self.end_timestamp = end_timestamp
         self.tracks_changes = tracks_changes
         self.read_values = False  # whether the bolt asked for the tuples themselves (not only to_arrow)
+        self._schemas = arrow_schemas or {}
 
     def _check_open(self, method: str, values: bool = True) -> None:
         self.read_values = self.read_values or values
@@ -136,7 +138,9 @@ class TupleWindow(Generic[T]):
         table is made of slices of those blocks (no copy when the window's rows of
         a block are contiguous, a ``take`` otherwise) and keeps their Arrow types.
         Otherwise (tuples emitted by a bolt or restored from a store) the columns
-        are built from the tuples' values, named after the first tuple's fields.
+        are built from the tuples' values, named after the first tuple's fields,
+        with the types of the spout blocks of those fields seen last (inferred by
+        pyarrow when there were none, or when the values do not fit them).
         """
         import pyarrow as pa  # imported here: only columnar users pay for it
 
@@ -156,6 +160,13 @@ class TupleWindow(Generic[T]):
             msg = (f"to_arrow: the window holds tuples of different fields (the first has {fields.to_list()}); "
                    "use get() for a window over streams of different fields")
             raise ValueError(msg) from None
+        schema = self._schemas.get(tuple(fields))
+        if schema is not None:
+            try:  # typed as the spout's blocks are, so every window of a bolt gives one schema
+                arrays = [pa.array(c, type=t) for c, t in zip(columns, schema.types, strict=True)]
+                return pa.table(arrays, schema=schema)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
+                pass  # values the blocks' types cannot hold (tuples from a bolt): inferred types instead
         return pa.table([pa.array(column) for column in columns], names=list(fields))
 
     def close(self) -> None:

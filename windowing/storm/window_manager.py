@@ -44,6 +44,9 @@ class WindowManager(Generic[T]):
         self._next_seq = 0
         self._previous: Membership | None = None
         self.activations = 0
+        # The Arrow schema of the spout blocks seen last, by field names: to_arrow() of a window holding
+        # built tuples types its columns as the blocks were (pyarrow would infer int64 for an int32 column).
+        self.arrow_schemas: dict[tuple[str, ...], Any] = {}
 
     def set_policies(self, eviction: EvictionPolicy, trigger: TriggerPolicy) -> None:
         """Attach the policies (they are built with this manager as their handler)."""
@@ -108,7 +111,9 @@ class WindowManager(Generic[T]):
         context = self.eviction.context
         end = context.reference_time if context is not None else None
         start = end - self.window_length_ms if end is not None and self.window_length_ms is not None else None
-        window: TupleWindow[T] = TupleWindow(scan, previous, expired, start, end, self.eviction.tracks_changes)
+        window: TupleWindow[T] = TupleWindow(
+            scan, previous, expired, start, end, self.eviction.tracks_changes, self.arrow_schemas
+        )
         self.activations += 1
         try:
             self.listener.on_activation(window)
