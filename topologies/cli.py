@@ -104,7 +104,11 @@ def add_run_command(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="comma-separated jar paths or URLs for the session's spark.jars; a topology with a KafkaSpout gets "
              "Spark's Kafka connector jars without it",
     )
-    run.add_argument("--checkpoint", help="checkpoint location (default: a new temporary directory)")
+    run.add_argument(
+        "--checkpoint",
+        help="checkpoint location (default: ./squall-checkpoints with a redis:// or hbase:// --state, so a second "
+             "run of the same name resumes; a new temporary directory with memory://)",
+    )
     run.add_argument("--output", help="directory for the outputs, JSON lines per batch (default <checkpoint>/output)")
     run.add_argument("--trigger-interval", type=parse_interval, default=Duration.seconds(1), help="e.g. 500ms, 2s")
     run.add_argument("--available-now", action="store_true", help="bounded run: read what is there, flush, stop")
@@ -280,8 +284,21 @@ def add_kafka_connector(spark: SparkSession, path: str) -> list[str]:
     return jars
 
 
+def default_checkpoint(state: str) -> str:
+    """Where a run keeps its checkpoint when ``--checkpoint`` is not given.
+
+    With a store that outlives the process (Redis, HBase) the checkpoint must
+    outlive it too, or the next run of the same name would meet a store ahead of
+    a new, empty checkpoint: ``./squall-checkpoints``, made absolute. With
+    ``memory://`` nothing survives the process, so a new temporary directory.
+    """
+    if state.startswith("memory:"):
+        return tempfile.mkdtemp(prefix="squall-ck-")
+    return str(Path("squall-checkpoints").absolute())
+
+
 def _run(spark: SparkSession, args: argparse.Namespace, stop: StopRequest) -> int:
-    checkpoint = args.checkpoint or tempfile.mkdtemp(prefix="squall-ck-")
+    checkpoint = args.checkpoint or default_checkpoint(args.state)
     # A Hadoop URL (hdfs://nn/ck) stays a URL: Path would fold it into a local hdfs:/nn/ck.
     output = args.output or join(checkpoint if "://" in checkpoint else Path(checkpoint), "output")
     runner = SparkRunner(
@@ -294,14 +311,21 @@ def _run(spark: SparkSession, args: argparse.Namespace, stop: StopRequest) -> in
         print(f"[{name}] added Spark's Kafka connector: {len(added)} jars from {Path(added[0]).parent}", flush=True)
     handle = runner.submit(name, topology, available_now=args.available_now)
     print(f"[{name}] running; checkpoint {checkpoint}", flush=True)
-    if watch(handle, args.progress_every, stop):
+    try:
+        stopped = watch(handle, args.progress_every, stop)
+    except Exception as exc:  # a batch failed: one line naming the error, not py4j's traceback
+        error = handle.executor.error or exc
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        print(f"[{name}] failed: {type(error).__name__}: {first}", file=sys.stderr, flush=True)
+        return 1
+    if stopped:
         print(summary(handle, output, "stopped by Ctrl-C"), flush=True)
         return INTERRUPTED
     print(f"[{name}] done: {handle.progress.line()}", flush=True)
     print(f"[{name}] {handle.output_count} outputs written to {join(output, name)}", flush=True)
     if args.print_outputs:  # read back from the files: the handle keeps only the latest outputs in memory
         for record in handle.executor.outputs.records():
-            print(json.dumps({"component": record["component"], "stream": record["stream"],
+            print(json.dumps({"component": record["component"], "task": record["task"], "stream": record["stream"],
                               "values": record["values"]}))
     return 0
 

@@ -78,7 +78,7 @@ def test_squall_run_reads_a_kafka_topic(kafka, tmp_path, jars):
     assert any(line.startswith("[kafka_sums] done: batches 3") for line in lines), result.stdout
     outputs = [json.loads(line) for line in lines if line.startswith("{")]
     assert outputs == [  # (0, 10 s] holds 0..9, (10 s, 20 s] holds 10..19 (the latter from the end-of-input flush)
-        {"component": "sum", "stream": "default", "values": [10_000, sum(range(10))]},
-        {"component": "sum", "stream": "default", "values": [20_000, sum(range(10, 20))]},
+        {"component": "sum", "task": 0, "stream": "default", "values": [10_000, sum(range(10))]},
+        {"component": "sum", "task": 0, "stream": "default", "values": [20_000, sum(range(10, 20))]},
     ]
     assert "Traceback" not in result.stderr

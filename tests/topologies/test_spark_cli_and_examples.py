@@ -1,9 +1,11 @@
 """The examples run end to end on data they generate, and `squall run` runs a topology file."""
 
+from pathlib import Path
+
 import pytest
 
 from topologies import SparkRunner
-from topologies.cli import main, parse_interval
+from topologies.cli import default_checkpoint, main, parse_interval
 from topologies.examples import event_time_late, word_count
 from windowing import Duration
 
@@ -41,6 +43,42 @@ def test_cli_passes_the_mode_and_refuses_memory_state_in_distributed_mode(spark,
     with pytest.raises(ValueError, match="memory://"):
         main(["run", "topologies/examples/word_count.py", "--available-now", "--mode", "distributed",
               "--state", "memory://", "--checkpoint", str(tmp_path)])
+
+
+def test_a_failed_batch_ends_the_run_with_one_line_naming_the_error(spark, tmp_path, capsys):
+    path = tmp_path / "failing.py"
+    path.write_text(FAILING)
+    assert main(["run", str(path), "--available-now", "--checkpoint", str(tmp_path / "ck")]) == 1
+    err = capsys.readouterr().err
+    assert "[failing] failed: ValueError: no sentence wanted here" in err
+    assert "Traceback" not in err
+
+
+FAILING = """
+from bolts import BaseBolt
+from topologies import TopologyBuilder
+from topologies.examples.word_count import build_topology as word_count
+
+
+class Boom(BaseBolt):
+    def execute(self, tup):
+        raise ValueError("no sentence wanted here")
+
+
+def build_topology():
+    builder = TopologyBuilder()
+    builder.set_spout("sentences", word_count().spouts["sentences"].spout)
+    builder.set_bolt("boom", Boom()).shuffle_grouping("sentences")
+    return builder.create_topology()
+"""
+
+
+def test_the_default_checkpoint_outlives_the_run_when_the_state_does(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert default_checkpoint("redis://127.0.0.1:6379/0") == str(tmp_path / "squall-checkpoints")
+    assert default_checkpoint("hbase://127.0.0.1:9090") == str(tmp_path / "squall-checkpoints")
+    temporary = default_checkpoint("memory://")
+    assert Path(temporary).is_dir() and not Path(temporary).is_relative_to(tmp_path)
 
 
 def test_trigger_interval_parsing():
