@@ -15,19 +15,38 @@ source makes ``--rate`` events a second (default 2,000); a bolt keys them
 The outputs go to an ``on_output`` sink that only counts and checks them
 (bounded memory), with ``outputs_in_memory=1000``. Every ``--every`` seconds
 (default 60) one line: elapsed minutes, the driver's (this Python process's)
-RSS, the Spark JVM's RSS and used heap, Python workers' RSS (distributed mode),
+RSS, the Spark JVM's RSS, its used heap sampled at a random point of the GC
+cycle (``heapS``, a sawtooth: it shows no leak nor its absence), then, after a
+``System.gc()`` forced through py4j, the live heap (``heapGC``: the G1 old-gen
+pool's ``getCollectionUsage()``, what the full collection left; this is the
+column that shows a heap leak) and the JVM's non-heap use (``nonHeap``:
+metaspace, code cache, compressed class space) and how long the forced
+collection took (``gcMs``); Python workers' RSS (distributed mode),
 Redis ``used_memory``, the state's entries (hash fields of the topology's
 namespaces) and Redis keys, the period's batches with their mean and longest
 ``triggerExecution`` and mean ``addBatch`` (squall's ``foreachBatch``), input
 rows, outputs so far, and how far the lowest bolt watermark is behind the
 wall clock; then Python's tracked objects (thousands; uncollected garbage
 included) and how many full (generation 2) collections ran so far, to tell
-garbage waiting for a collection from a leak. The checks follow each window: every window's values are
+garbage waiting for a collection from a leak.
+
+The driver JVM starts with its heap fixed and committed up front
+(``spark.driver.memory=1g`` and ``-Xms1g -XX:+AlwaysPreTouch`` in
+``spark.driver.extraJavaOptions``; the header shows ``Runtime.totalMemory()``
+to prove it took effect): the JVM's RSS then holds the whole 1 GB heap from
+the start, so growth of ``jvmRSS`` is non-heap growth (native memory,
+metaspace, threads, direct buffers), not the JVM first touching heap pages
+up to ``-Xmx``, nor G1 giving heap back after a collection. The forced
+collection each report is a full, stop-the-world G1 collection (tens of ms);
+a batch running at that moment is slowed by it.
+
+The checks follow each window: every window's values are
 consecutive (count = max - min + 1, sum matches), a full window holds
 ``rate x 60`` events, the running count equals every value up to the window's
 end, and the aggregate's full windows count ``rate x 60`` too. At the end, the
 first ten minutes against the last ten (of a shorter run, its first and last
-third) and the growth over the second half, in MB per hour.
+third) and the growth over the second half, in MB per hour, of every memory
+column (``heapGC`` included), the state and the batch times.
 
 ``--state`` takes a Redis URL; by default the script starts its own
 redis-server (no persistence) on a free port and stops it at the end. A query
@@ -256,6 +275,33 @@ def jvm_and_workers() -> tuple[int | None, list[int]]:
     return jvm, [pid for pid, comm in descendants(tree, jvm) if comm.startswith("python")]
 
 
+def jvm_memory(jvm) -> tuple[float, float, float, float]:
+    """The driver JVM's heap: used (sampled now), live after a forced ``System.gc()``, non-heap used, in MB;
+    and the forced collection's milliseconds.
+
+    The live heap is the G1 old-gen pool's ``getCollectionUsage()`` (what the last collection of that pool,
+    the forced full one, left; a full G1 collection compacts everything live into old regions); if no such pool
+    exists (another collector), the used heap right after the collection.
+    """
+    runtime = jvm.java.lang.Runtime.getRuntime()
+    sampled = (runtime.totalMemory() - runtime.freeMemory()) / 2**20
+    t0 = time.perf_counter()
+    jvm.java.lang.System.gc()
+    gc_ms = (time.perf_counter() - t0) * 1000
+    mf = jvm.java.lang.management.ManagementFactory
+    after = None
+    for pool in mf.getMemoryPoolMXBeans():
+        if "Old Gen" in pool.getName() or "Tenured" in pool.getName():
+            usage = pool.getCollectionUsage()
+            if usage is not None:
+                after = usage.getUsed() / 2**20
+                break
+    if after is None:
+        after = (runtime.totalMemory() - runtime.freeMemory()) / 2**20
+    non_heap = mf.getMemoryMXBean().getNonHeapMemoryUsage().getUsed() / 2**20
+    return sampled, after, non_heap, gc_ms
+
+
 def start_redis() -> tuple[str, subprocess.Popen]:
     if shutil.which("redis-server") is None:
         raise SystemExit("redis-server is not installed: run scripts/install_services.sh or pass --state")
@@ -292,7 +338,10 @@ class Report:
     minute: float
     driver: float
     jvm: float
-    heap: float
+    heap: float  # used heap sampled at a random point of the GC cycle
+    heap_gc: float  # live heap after a forced full collection
+    non_heap: float
+    gc_ms: float
     workers: float
     redis: float
     entries: int
@@ -308,16 +357,18 @@ class Report:
     gen2: int
 
 
-HEADER = (f"{'min':>6} {'drvRSS':>7} {'jvmRSS':>7} {'heap':>6} {'pyWrk':>6} {'redis':>7} {'entries':>8} "
+HEADER = (f"{'min':>6} {'drvRSS':>7} {'jvmRSS':>7} {'heapS':>6} {'heapGC':>6} {'nonHeap':>7} {'gcMs':>5} "
+          f"{'pyWrk':>6} {'redis':>7} {'entries':>8} "
           f"{'keys':>5} {'batch':>6} {'mean':>6} {'max':>6} {'add':>6} {'rows':>8} {'outputs':>8} {'wmLag':>6} "
           f"{'pyobj':>6} {'gc2':>4}")
-UNITS = (f"{'':>6} {'MB':>7} {'MB':>7} {'MB':>6} {'MB':>6} {'MB':>7} {'':>8} "
+UNITS = (f"{'':>6} {'MB':>7} {'MB':>7} {'MB':>6} {'MB':>6} {'MB':>7} {'ms':>5} {'MB':>6} {'MB':>7} {'':>8} "
          f"{'':>5} {'s':>6} {'ms':>6} {'ms':>6} {'ms':>6} {'':>8} {'':>8} {'s':>6} {'k':>6} {'':>4}")
 
 
 def line(r: Report) -> str:
     lag = "-" if r.lag_s is None else f"{r.lag_s:.1f}"
-    return (f"{r.minute:>6.1f} {r.driver:>7.1f} {r.jvm:>7.1f} {r.heap:>6.0f} {r.workers:>6.0f} {r.redis:>7.1f} "
+    return (f"{r.minute:>6.1f} {r.driver:>7.1f} {r.jvm:>7.1f} {r.heap:>6.0f} {r.heap_gc:>6.1f} "
+            f"{r.non_heap:>7.1f} {r.gc_ms:>5.0f} {r.workers:>6.0f} {r.redis:>7.1f} "
             f"{r.entries:>8,} {r.keys:>5} {r.batches:>6} {r.batch_mean:>6.0f} {r.batch_max:>6.0f} {r.add_mean:>6.0f} "
             f"{r.rows:>8,} {r.outputs:>8,} {lag:>6} {r.pyobjs // 1000:>6} {r.gen2:>4}")
 
@@ -339,7 +390,8 @@ def summary(reports: list[Report], minutes: float, every: float) -> None:
           f"({len(last)} reports); growth: least-squares slope over the second half ({len(second_half)} reports)",
           flush=True)
     print(f"{'':>22}{'first':>10}{'last':>10}{'last/first':>12}{'growth/h':>12}")
-    for label, attr in (("driver RSS (MB)", "driver"), ("JVM RSS (MB)", "jvm"), ("JVM heap used (MB)", "heap"),
+    for label, attr in (("driver RSS (MB)", "driver"), ("JVM RSS (MB)", "jvm"), ("heap sampled (MB)", "heap"),
+                        ("heap after GC (MB)", "heap_gc"), ("JVM non-heap (MB)", "non_heap"),
                         ("Redis used (MB)", "redis"), ("state entries", "entries"), ("batch mean (ms)", "batch_mean"),
                         ("addBatch mean (ms)", "add_mean"), ("Python objects", "pyobjs")):
         a = statistics.fmean(getattr(r, attr) for r in first)
@@ -377,9 +429,13 @@ def main() -> int:
         spark = (SparkSession.builder.master("local[2]").appName("squall-soak")
                  .config("spark.sql.shuffle.partitions", "2").config("spark.ui.enabled", "false")
                  .config("spark.ui.showConsoleProgress", "false").config("spark.sql.session.timeZone", "UTC")
-                 .config("spark.executorEnv.PYTHONPATH", str(REPO)).getOrCreate())
+                 .config("spark.executorEnv.PYTHONPATH", str(REPO))
+                 # the heap fixed and committed (touched) up front: JVM RSS growth is then non-heap growth
+                 .config("spark.driver.memory", "1g")
+                 .config("spark.driver.extraJavaOptions", "-Xms1g -XX:+AlwaysPreTouch").getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
         runtime = spark.sparkContext._jvm.java.lang.Runtime.getRuntime()
+        committed = runtime.totalMemory() / 2**20
         sink = Sink(args.rate, args.tasks, time.time_ns() // 1_000_000)
         runner = SparkRunner(spark, mode=args.mode, state=url, checkpoint_location=checkpoint,
                              trigger_interval=Duration.milliseconds(args.trigger_ms), outputs_in_memory=1000,
@@ -392,7 +448,12 @@ def main() -> int:
               flush=True)
         print(f"command: python {' '.join(sys.argv)}; started {time.strftime('%Y-%m-%d %H:%M:%S %Z')}", flush=True)
         print(f"python {sys.version.split()[0]}, pyspark {spark.version}, pid {os.getpid()}, "
-              f"JVM max heap {runtime.maxMemory() / 2**20:.0f} MB, checkpoint {checkpoint}", flush=True)
+              f"JVM max heap {runtime.maxMemory() / 2**20:.0f} MB, committed {committed:.0f} MB (-Xms1g "
+              f"-XX:+AlwaysPreTouch: the heap is in jvmRSS from the start, so jvmRSS growth is non-heap growth), "
+              f"checkpoint {checkpoint}", flush=True)
+        if committed < 0.95 * runtime.maxMemory() / 2**20:
+            print(f"soak: warning: the heap is not committed up front ({committed:.0f} of "
+                  f"{runtime.maxMemory() / 2**20:.0f} MB): was the JVM already running?", flush=True)
         handle = runner.submit(name, topology)
         started = time.monotonic()
         print(HEADER, flush=True)
@@ -427,6 +488,7 @@ def main() -> int:
             if now < next_report - 0.01 and now < end - 0.01:
                 continue
             jvm, workers = jvm_and_workers()
+            heap, heap_gc, non_heap, gc_ms = jvm_memory(spark.sparkContext._jvm)
             used, entries, keys = state_size(client, name)
             progress = handle.progress
             wall = time.time_ns() // 1_000_000
@@ -434,7 +496,7 @@ def main() -> int:
                 outputs = sink.outputs
             r = Report(
                 minute=(now - started) / 60, driver=rss_mb() or 0.0, jvm=(rss_mb(jvm) or 0.0) if jvm else 0.0,
-                heap=(runtime.totalMemory() - runtime.freeMemory()) / 2**20,
+                heap=heap, heap_gc=heap_gc, non_heap=non_heap, gc_ms=gc_ms,
                 workers=sum(rss_mb(w) or 0.0 for w in workers), redis=used, entries=entries, keys=keys,
                 batches=len(period),
                 batch_mean=statistics.fmean(t for t, _ in period) if period else 0.0,

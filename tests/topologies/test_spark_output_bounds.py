@@ -42,4 +42,4 @@ def test_cli_prints_every_output_from_the_files(spark, tmp_path, capsys):
     count = next(int(line.split()[1]) for line in lines if "outputs written to" in line)
     printed = [line for line in lines if line.startswith("{")]
     assert count > 100 and len(printed) == count
-    assert json.loads(printed[0]).keys() == {"component", "stream", "values"}
+    assert json.loads(printed[0]).keys() == {"component", "task", "stream", "values"}
