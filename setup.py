@@ -7,12 +7,27 @@ TESTS = [
     "hypothesis>=6.100",
     "ruff>=0.6",
     "fakeredis>=2.20",
+    # A real S3 endpoint for the storage tests (tests/topologies/test_storage_paths.py): moto's server, on
+    # 127.0.0.1. From 5.2.2: 5.2.1 answers CompleteMultipartUpload with a root element pyarrow refuses (moto#10055).
+    "moto[server]>=5.2.2",
 ]
 REDIS = ["redis>=5"]
 HBASE = ["happybase>=1.2"]
-# pyspark is pinned to the version whose Kafka connector (spark-sql-kafka-0-10_2.13) Maven Central serves;
-# pandas stays below 3 while PySpark warns about it.
-SPARK = ["pyspark==4.2.0", "pandas>=2.0,<3"]
+# PySpark is a range, not one version. The floor is the oldest release squall's tests pass on (4.0.5; 4.0 brought
+# DataFrame.toArrow and groupBy().applyInArrow); CI runs the Spark tests on it (scripts/test_lowest_pyspark.sh)
+# as well as on PYSPARK_PINNED. The ceiling is the next major, whose API squall has not met.
+PYSPARK_RANGE = ">=4.0.5,<5"
+# The version the tests extra installs and CI's main test run uses (docs/spark.md, "Supported PySpark versions").
+PYSPARK_PINNED = "==4.2.0"
+# pandas stays below 3 while PySpark warns about it (PySpark's toPandas and the Connect client use pandas).
+PANDAS = "pandas>=2.0,<3"
+SPARK = [f"pyspark{PYSPARK_RANGE}", PANDAS]
+# Spark Connect only (SparkSession.builder.remote(...)): pyspark-client is the Connect client without the JVM
+# side (no pyspark/jars, no spark-submit), in the same range as the full PySpark. Its own metadata pulls what the
+# client imports (grpcio, grpcio-status, googleapis-common-protos and with them protobuf; pyarrow, numpy, pandas;
+# from 4.1 zstandard and pyyaml), so only the pandas ceiling is added here. Install `spark` or `connect`, not both:
+# they ship the same `pyspark` package.
+CONNECT = [f"pyspark-client{PYSPARK_RANGE}", PANDAS]
 # KafkaSink writes each batch in a Kafka transaction; the tests produce and consume with it too.
 KAFKA = ["confluent-kafka>=2.4"]
 # matplotlib draws runs (squall plot, BoltHarness.plot) and the benchmark's chart.
@@ -33,13 +48,18 @@ setup(
     install_requires=["pyarrow>=16", "msgpack>=1.0", "numpy>=1.26"],
     extras_require={
         "spark": SPARK,
+        "connect": CONNECT,
         "redis": REDIS,
         "hbase": HBASE,
         "kafka": KAFKA,
         "bench": PLOT,  # benchmarks/race.py --chart
         "plot": PLOT,  # squall plot, BoltHarness.plot (topologies/plot.py)
         "docs": DOCS,  # mkdocs build --strict (mkdocs.yml)
-        "tests": TESTS + REDIS + HBASE + SPARK + KAFKA + PLOT,
+        # The full PySpark (the tests start local sessions and a local Connect server from it) with its own
+        # `connect` extra (the Connect client's grpcio, grpcio-status, googleapis-common-protos, zstandard, for
+        # the tests' remote sessions), pinned: the version CI tests first, whose Kafka connector
+        # install_services.sh fetches. scripts/test_lowest_pyspark.sh swaps the pin for the range's floor.
+        "tests": TESTS + REDIS + HBASE + [f"pyspark[connect]{PYSPARK_PINNED}", PANDAS] + KAFKA + PLOT,
     },
     entry_points={"console_scripts": ["squall=topologies.cli:main"]},
 )

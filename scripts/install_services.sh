@@ -28,16 +28,19 @@ else
 fi
 
 # Kafka: the broker's jars (the tests start a single-node KRaft broker from them) and Spark's Kafka
-# connector for the pinned pyspark (spark.jars of a session that reads Kafka), both resolved by Maven.
+# connector (spark.jars of a session that reads Kafka), both resolved by Maven. The connector must equal
+# pyspark's version: the installed pyspark's, or on a fresh machine the version setup.py's tests extra pins
+# (scripts/kafka.sh connector-version); each version is cached in a folder of its own.
 KAFKA_HOME_DIR="${SQUALL_KAFKA_HOME:-$PWD/.cache/kafka}"
 if [ -d "$KAFKA_HOME_DIR/lib" ] && [ "$KAFKA_HOME_DIR/lib" -nt scripts/kafka/pom.xml ]; then
   echo "install_services: Kafka jars already in $KAFKA_HOME_DIR/lib"
 else
   bash scripts/kafka.sh fetch
 fi
-CONNECTOR_HOME_DIR="${SQUALL_SPARK_KAFKA_HOME:-$PWD/.cache/spark-kafka}"
-if [ -d "$CONNECTOR_HOME_DIR/jars" ] && [ "$CONNECTOR_HOME_DIR/jars" -nt scripts/spark-kafka/pom.xml ]; then
-  echo "install_services: Spark's Kafka connector already in $CONNECTOR_HOME_DIR/jars"
+SPARK_VERSION="$(bash scripts/kafka.sh connector-version)"
+CONNECTOR_JARS="${SQUALL_SPARK_KAFKA_HOME:-$PWD/.cache/spark-kafka}/$SPARK_VERSION/jars"
+if [ -d "$CONNECTOR_JARS" ] && [ "$CONNECTOR_JARS" -nt scripts/spark-kafka/pom.xml ]; then
+  echo "install_services: Spark's Kafka connector $SPARK_VERSION already in $CONNECTOR_JARS"
 else
-  bash scripts/kafka.sh fetch-connector
+  bash scripts/kafka.sh fetch-connector "$SPARK_VERSION"
 fi

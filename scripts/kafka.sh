@@ -3,14 +3,21 @@
 # and Spark's Kafka connector jars.
 #
 #   scripts/kafka.sh fetch               resolve the broker's jars with Maven into $SQUALL_KAFKA_HOME/lib
-#   scripts/kafka.sh fetch-connector     resolve spark-sql-kafka-0-10 (for the pinned pyspark) and the
-#                                        dependencies pyspark lacks into $SQUALL_SPARK_KAFKA_HOME/jars
-#   scripts/kafka.sh connector-jars      print those jars' paths, comma separated (for spark.jars / --jars)
+#   scripts/kafka.sh fetch-connector [version]
+#                                        resolve spark-sql-kafka-0-10 for that Spark version and the dependencies
+#                                        pyspark lacks into $SQUALL_SPARK_KAFKA_HOME/<version>/jars
+#   scripts/kafka.sh connector-jars [version]
+#                                        print those jars' paths, comma separated (for spark.jars / --jars)
+#   scripts/kafka.sh connector-version   print the version the two commands above default to: the installed
+#                                        pyspark's ($SQUALL_PYTHON, default python3, imports it), else the
+#                                        version setup.py's tests extra pins (what `pip install -e ".[tests]"`
+#                                        is about to install on a fresh machine)
 #   scripts/kafka.sh start <port>        format a fresh log dir, start the broker on 127.0.0.1:<port>, wait
 #                                        until it serves, print "run_dir=... pid=... port=... controller_port=..."
 #   scripts/kafka.sh stop [port]         stop the instance on that port (all instances without one)
 #
-# SQUALL_KAFKA_HOME defaults to <repo>/.cache/kafka, SQUALL_SPARK_KAFKA_HOME to <repo>/.cache/spark-kafka.
+# SQUALL_KAFKA_HOME defaults to <repo>/.cache/kafka, SQUALL_SPARK_KAFKA_HOME to <repo>/.cache/spark-kafka, which
+# keeps one connector per Spark version (the connector must equal pyspark's version, and squall supports a range).
 # Each instance lives in a fresh temp dir (config, data, log, pid file), recorded in
 # $SQUALL_KAFKA_HOME/instances/<port>; its controller port is chosen free. Topics are created on first
 # use with one partition; internal topics (offsets, transactions) have one replica, so transactions work.
@@ -21,24 +28,46 @@ REPO="$(cd "$HERE/.." && pwd)"
 HOME_DIR="${SQUALL_KAFKA_HOME:-$REPO/.cache/kafka}"
 CONNECTOR_DIR="${SQUALL_SPARK_KAFKA_HOME:-$REPO/.cache/spark-kafka}"
 START_TIMEOUT="${SQUALL_KAFKA_START_TIMEOUT:-120}"
+PYTHON="${SQUALL_PYTHON:-python3}"
 
 die() { echo "kafka.sh: $*" >&2; exit 1; }
 
-resolve() {  # resolve <pom> <target dir>: copy the pom's runtime dependencies into <target dir>, atomically
+resolve() {  # resolve <pom> <target dir> [mvn -D options]: copy the pom's runtime dependencies into <target dir>, atomically
+  local pom="$1" target="$2"
+  shift 2
   command -v mvn >/dev/null || die "fetch: mvn not found; install Maven (apt-get install -y maven)"
-  mkdir -p "$(dirname "$2")"
-  rm -rf "$2.tmp"
-  mvn -q -B -Dstyle.color=never -f "$1" dependency:copy-dependencies \
-    -DincludeScope=runtime -DoutputDirectory="$2.tmp"
-  rm -rf "$2" && mv "$2.tmp" "$2"
-  echo "kafka.sh: $(ls "$2" | wc -l) jars in $2"
+  mkdir -p "$(dirname "$target")"
+  rm -rf "$target.tmp"
+  mvn -q -B -Dstyle.color=never -f "$pom" "$@" dependency:copy-dependencies \
+    -DincludeScope=runtime -DoutputDirectory="$target.tmp"
+  rm -rf "$target" && mv "$target.tmp" "$target"
+  echo "kafka.sh: $(ls "$target" | wc -l) jars in $target"
 }
 
-connector_jars() {
-  local jars=()
-  [ -d "$CONNECTOR_DIR/jars" ] && jars=("$CONNECTOR_DIR"/jars/*.jar)
+connector_version() {  # connector_version [version]: the given one, else the installed pyspark's, else setup.py's pin
+  local version="${1:-}"
+  if [ -z "$version" ]; then
+    version="$("$PYTHON" -c 'import pyspark; print(pyspark.__version__)' 2>/dev/null)" \
+      || version="$(sed -n 's/^PYSPARK_PINNED = "==\([0-9][0-9.]*\)".*/\1/p' "$REPO/setup.py")"
+  fi
+  [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] \
+    || die "no Spark version for the connector: expected one like 4.2.0 (an argument, or pyspark installed for '$PYTHON'); got '$version' instead"
+  echo "$version"
+}
+
+fetch_connector() {  # fetch_connector [version]: spark-sql-kafka-0-10 of that version, into <home>/<version>/jars
+  local version
+  version="$(connector_version "${1:-}")"
+  echo "kafka.sh: fetching Spark's Kafka connector $version"
+  resolve "$HERE/spark-kafka/pom.xml" "$CONNECTOR_DIR/$version/jars" "-Dspark.version=$version"
+}
+
+connector_jars() {  # connector_jars [version]
+  local version jars=()
+  version="$(connector_version "${1:-}")"
+  [ -d "$CONNECTOR_DIR/$version/jars" ] && jars=("$CONNECTOR_DIR/$version"/jars/*.jar)
   [ ${#jars[@]} -gt 0 ] && [ -e "${jars[0]}" ] \
-    || die "connector-jars: no jars in $CONNECTOR_DIR/jars; run 'scripts/kafka.sh fetch-connector' first"
+    || die "connector-jars: no jars in $CONNECTOR_DIR/$version/jars; run 'scripts/kafka.sh fetch-connector $version' first"
   (IFS=,; echo "${jars[*]}")
 }
 
@@ -144,9 +173,10 @@ stop() {
 
 case "${1:-}" in
   fetch) resolve "$HERE/kafka/pom.xml" "$HOME_DIR/lib" ;;
-  fetch-connector) resolve "$HERE/spark-kafka/pom.xml" "$CONNECTOR_DIR/jars" ;;
-  connector-jars) connector_jars ;;
+  fetch-connector) fetch_connector "${2:-}" ;;
+  connector-jars) connector_jars "${2:-}" ;;
+  connector-version) connector_version "${2:-}" ;;
   start) start "${2:-}" ;;
   stop) stop "${2:-}" ;;
-  *) die "expected one of: fetch, fetch-connector, connector-jars, start <port>, stop [port]; got '${1:-}'" ;;
+  *) die "expected one of: fetch, fetch-connector [version], connector-jars [version], connector-version, start <port>, stop [port]; got '${1:-}'" ;;
 esac

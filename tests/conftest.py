@@ -3,6 +3,5 @@
 import importlib.util
 
 # Fixture plugins: the real servers (Redis, HBase) and the shared SparkSession.
-pytest_plugins = [
-    name for name in ("tests.service_fixtures", "tests.spark_fixtures") if importlib.util.find_spec(name) is not None
-]
+PLUGINS = ("tests.service_fixtures", "tests.spark_fixtures", "tests.connect_fixtures")
+pytest_plugins = [name for name in PLUGINS if importlib.util.find_spec(name) is not None]

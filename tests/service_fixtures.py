@@ -111,6 +111,7 @@ def hbase_url() -> Iterator[str]:
 
 STORE_BACKENDS = [
     pytest.param("memory", id="memory"),
+    pytest.param("journaled", id="journaled"),  # memory:// of a Spark Connect run, journaled beside its checkpoint
     pytest.param("redis", id="redis", marks=pytest.mark.redis),
     pytest.param("hbase", id="hbase", marks=pytest.mark.hbase),
 ]
@@ -118,7 +119,15 @@ STORE_BACKENDS = [
 
 @pytest.fixture(params=STORE_BACKENDS)
 def backend(request: pytest.FixtureRequest) -> Iterator[StateBackend]:
-    """A state backend of each kind in turn (memory, the run's Redis, the run's HBase); use fresh namespaces."""
+    """A state backend of each kind in turn (memory, journaled memory, the run's Redis and HBase); fresh namespaces."""
+    if request.param == "journaled":
+        from topologies.executor.remote.journaled_memory import JournaledMemoryBackend
+        from topologies.executor.storage import LocalDir
+
+        directory = request.getfixturevalue("tmp_path") / "journal"
+        with JournaledMemoryBackend(LocalDir(directory)) as journaled:
+            yield journaled
+        return
     url = "memory://" if request.param == "memory" else request.getfixturevalue(f"{request.param}_url")
     with open_backend(url) as opened:
         yield opened

@@ -16,7 +16,10 @@ broker; the others run here.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,6 +47,9 @@ SERVICES = {
     "KAFKA_BOOTSTRAP_SERVERS": Service("kafka", "kafka_spark",  # the broker, and the connector in the session
                                        lambda request: request.getfixturevalue("kafka").bootstrap),
     "REDIS_URL": Service("redis", "redis_url", lambda request: request.getfixturevalue("redis_url")),
+    # A file that reads it runs in a process of its own (run_elsewhere): a Connect session and the test
+    # run's classic session cannot share one process.
+    "SPARK_CONNECT_URL": Service("connect", "connect_url", lambda request: request.getfixturevalue("connect_url")),
 }
 
 
@@ -134,9 +140,14 @@ def run_file(path: Path, request: pytest.FixtureRequest, tmp_path: Path, monkeyp
         service = SERVICES[variable]
         request.getfixturevalue(service.fixture)
         monkeypatch.setenv(variable, service.address(request))
+    monkeypatch.chdir(tmp_path)
+    if "SPARK_CONNECT_URL" in services(path):
+        error = run_elsewhere(path)
+        if error is not None:
+            pytest.fail(f"{rel(path)}: {error}", pytrace=False)
+        return
     if any(NEEDS_SPARK.search(b.source) for b in runnable):
         request.getfixturevalue("spark")  # getOrCreate() in a block now returns the test run's session
-    monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": f"docs_{path.stem.replace('-', '_')}"}
     try:
         for block in runnable:
@@ -150,6 +161,26 @@ def run_file(path: Path, request: pytest.FixtureRequest, tmp_path: Path, monkeyp
         # The blocks' functions hold the namespace (a cycle): clear it so that what the blocks made (a Kafka
         # producer, say) goes now, not after the run's broker stopped, where it would log reconnect failures.
         namespace.clear()
+
+
+def run_blocks(path: Path) -> str | None:
+    """Run the runnable blocks of ``path`` in order in one namespace; what the first that raises says, else None."""
+    namespace: dict[str, object] = {"__name__": f"docs_{path.stem.replace('-', '_')}"}
+    for block in (b for b in blocks(path) if b.not_run is None):
+        code = compile("\n" * (block.line - 1) + block.source, rel(path), "exec")
+        error = run_block(code, namespace)
+        if error is not None:
+            return f"the block at line {block.line} does not run as written:\n{error}"
+    return None
+
+
+def run_elsewhere(path: Path) -> str | None:
+    """:func:`run_blocks` of ``path`` in a new Python process (with this one's environment); its error or None."""
+    proc = subprocess.run([sys.executable, "-m", "tests.test_docs", str(path)], capture_output=True, text=True,
+                          timeout=1200, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    if proc.returncode != 0:
+        return proc.stdout[-6000:] + proc.stderr[-3000:]
+    return None
 
 
 def run_block(code, namespace) -> str | None:
@@ -178,3 +209,10 @@ def test_markers_precede_a_block():
                 if not following.startswith("```python"):
                     stray.append(f"{rel(path)}:{n + 1}")
     assert not stray, f"`<!-- not run: ... -->` must be followed by a ```python block: {', '.join(stray)}"
+
+
+if __name__ == "__main__":  # run_elsewhere: one file's blocks in this process
+    failure = run_blocks(Path(sys.argv[1]))
+    if failure is not None:
+        print(failure)
+        sys.exit(1)

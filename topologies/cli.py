@@ -25,7 +25,8 @@ from pathlib import Path
 from types import FrameType, ModuleType
 from typing import TYPE_CHECKING
 
-from topologies.executor.hadoop_fs import join
+from topologies.executor import PLACEMENTS
+from topologies.executor.storage import join
 from topologies.metrics import format_watermark
 from topologies.plot import add_plot_command
 from topologies.runner import SparkRunner, TopologyHandle
@@ -95,8 +96,14 @@ def add_run_command(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     run.add_argument("path", help="a .py file defining build_topology() or `topology`")
     run.add_argument("--master", default="local[2]", help="Spark master (default local[2])")
     run.add_argument(
-        "--mode", choices=("driver", "distributed"), default="driver",
-        help="where bolt tasks run: the driver (default) or Spark executors (needs a redis:// or hbase:// --state)",
+        "--remote",
+        help="run under Spark Connect: the server's URL (sc://host:15002), or local[2] for a server in this "
+             "process; --master, --jars and --log-level then belong to the server",
+    )
+    run.add_argument(
+        "--mode", choices=tuple(PLACEMENTS), default="driver",
+        help="where bolt tasks run: where foreachBatch runs (driver, the default) or Spark executors "
+             "(distributed; needs a redis:// or hbase:// --state)",
     )
     run.add_argument("--state", default="memory://", help="state backend URL (default memory://)")
     run.add_argument(
@@ -191,7 +198,7 @@ def _stop_and_flush(handle: TopologyHandle) -> None:
     if error is not None and not _cancelled_by_stop(error):
         raise error
     handle.executor.error = None  # only the batch the stop cancelled failed; it did not commit and will be replayed
-    handle.executor.flush()
+    handle.flush()
 
 
 def _cancelled_by_stop(error: BaseException) -> bool:
@@ -222,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
 def run_command(args: argparse.Namespace) -> int:
     """``squall run``: 0 when the query ended, 130 when Ctrl-C stopped it (after a flush)."""
     try:
-        spark = _spark(args.master, args.log_level, args.jars)
+        spark = _connect(args.remote) if args.remote else _spark(args.master, args.log_level, args.jars)
         # Installed after the SparkContext, which sets its own SIGINT handler (cancel every job, raise
         # KeyboardInterrupt inside the waiting py4j call: the tracebacks this replaces).
         with stop_on_sigint() as stop:
@@ -241,6 +248,13 @@ def _spark(master: str, log_level: str, jars: tuple[str, ...] = ()) -> SparkSess
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel(log_level)
     return spark
+
+
+def _connect(url: str) -> SparkSession:
+    """A Spark Connect session to ``url`` (``sc://host:port``, or ``local[...]`` for a server in this process)."""
+    from pyspark.sql import SparkSession
+
+    return SparkSession.builder.remote(url).getOrCreate()
 
 
 def uses_kafka(topology: Topology) -> bool:
@@ -307,7 +321,7 @@ def _run(spark: SparkSession, args: argparse.Namespace, stop: StopRequest) -> in
     )
     name = args.name or re.sub(r"[^A-Za-z0-9_-]", "_", Path(args.path).stem)
     topology = load_topology(args.path)
-    if uses_kafka(topology) and (added := add_kafka_connector(spark, args.path)):
+    if uses_kafka(topology) and not args.remote and (added := add_kafka_connector(spark, args.path)):
         print(f"[{name}] added Spark's Kafka connector: {len(added)} jars from {Path(added[0]).parent}", flush=True)
     handle = runner.submit(name, topology, available_now=args.available_now)
     print(f"[{name}] running; checkpoint {checkpoint}", flush=True)
@@ -324,7 +338,7 @@ def _run(spark: SparkSession, args: argparse.Namespace, stop: StopRequest) -> in
     print(f"[{name}] done: {handle.progress.line()}", flush=True)
     print(f"[{name}] {handle.output_count} outputs written to {join(output, name)}", flush=True)
     if args.print_outputs:  # read back from the files: the handle keeps only the latest outputs in memory
-        for record in handle.executor.outputs.records():
+        for record in handle.output_records():
             print(json.dumps({"component": record["component"], "task": record["task"], "stream": record["stream"],
                               "values": record["values"]}))
     return 0

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from state_backends import open_backend, redact
+from state_backends import StateBackend, open_backend, redact
 from state_backends.urls import scheme_of
-from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, Output, OutputLog
-from topologies.executor.batch_log import DEFAULT_OUTPUTS_IN_MEMORY, OutputSink
-from topologies.executor.hadoop_fs import is_local, join, local_path, open_dir
+from topologies.executor import PLACEMENTS, BatchExecutor, Output
+from topologies.executor.batch_log import DEFAULT_OUTPUTS_IN_MEMORY, OutputLog, OutputSink, to_json, wall_clock_ms
+from topologies.executor.remote.batch_function import BatchFunction, RunSpec, build_executor
+from topologies.executor.remote.run_files import RunReader
 from topologies.executor.ship import ship_code as ship_to_executors
-from topologies.executor.store_check import check_store_not_behind
+from topologies.executor.storage import is_local, local_path
+from topologies.executor.store_check import check_store_not_behind, last_committed_batch
 from topologies.executor.stored import namespace_name
 from topologies.metrics import (
     END_OF_TIME,
@@ -34,14 +35,15 @@ if TYPE_CHECKING:
 
     from topologies.progress_listener import SquallProgressListener
 
-MODES = ("driver", "distributed")
-Executor = DriverExecutor | DistributedExecutor
+MODES = tuple(PLACEMENTS)
 STATE_SCHEMES = ("memory", "redis", "rediss", "hbase")
+NO_TOTALS = {"batches": 0, "input_rows": 0, "replays": 0, "last_batch_id": None, "watermark": None,
+             "windows_fired": 0, "late_tuples": 0}
 
 
-def wall_clock_ms() -> int:
-    """The wall clock in epoch milliseconds: read once per new batch, by the executor only."""
-    return time.time_ns() // 1_000_000
+def is_connect(spark: SparkSession) -> bool:
+    """Whether ``spark`` is a Spark Connect session (``SparkSession.builder.remote(...)``)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
 
 
 @dataclass(frozen=True)
@@ -87,21 +89,41 @@ class Progress:
         return line
 
 
-class TopologyHandle:
-    """A submitted topology: wait for it, stop it, read its progress and its outputs."""
+@dataclass
+class RemoteRun:
+    """A run whose batches run in another process (Spark Connect): its spec and what the client reads of it."""
 
-    def __init__(self, name: str, query: StreamingQuery, executor: Executor, available_now: bool) -> None:
+    spec: RunSpec
+    reader: RunReader
+    spark: SparkSession
+    backend: StateBackend | None  # the client's connection to a shared store; None for a journaled memory://
+
+
+class TopologyHandle:
+    """A submitted topology: wait for it, stop it, read its progress and its outputs.
+
+    In a classic session it reads the executor in this process; under Spark
+    Connect the batches run beside the server and the handle reads what that
+    executor wrote beside the checkpoint (outputs and figures), and runs the
+    shutdown flush here, from the state store.
+    """
+
+    def __init__(self, name: str, query: StreamingQuery, executor: BatchExecutor, available_now: bool,
+                 remote: RemoteRun | None = None) -> None:
         self.name = name
         self.query = query
         self.executor = executor
         self.available_now = available_now
+        self.remote = remote
+        self._flushed = False
 
     def await_termination(self, timeout: float | None = None) -> bool:
         """Wait until the query ends (or ``timeout`` seconds pass); True when it ended.
 
         A bounded run (``available_now``) that ends flushes the bolts as Storm does
         at shutdown. When a batch failed, the bolt's error (a ``TupleError`` for a
-        bad tuple) is raised here, chained to Spark's ``StreamingQueryException``.
+        bad tuple) is raised here, chained to Spark's ``StreamingQueryException``
+        (under Spark Connect, Spark's exception itself, whose message holds the bolt's).
         """
         from pyspark.errors import StreamingQueryException
 
@@ -111,40 +133,65 @@ class TopologyHandle:
             raise (self.executor.error or err) from err
         ended = True if ended is None else bool(ended)
         if ended and self.available_now and self.query.exception() is None:
-            self.executor.flush()
+            self.flush()
         return ended
 
     def stop(self, flush: bool = True) -> None:
         """Stop the query; with ``flush``, close the bolts (Storm's shutdown flush) after the last complete batch."""
         self.query.stop()
         if flush and self.executor.error is None:
-            self.executor.flush()
+            self.flush()
+
+    def flush(self) -> None:
+        """Close the bolts after the last complete batch (Storm's shutdown flush), once; the query must be stopped.
+
+        Under Spark Connect the flush runs in this process, on tasks built from the state store.
+        """
+        if self.remote is not None and not self.executor.flushed:
+            remote = self.remote
+            self.executor = build_executor(remote.spec, remote.backend, remote.spark)
+        self.executor.flush()
+        self._flushed = True
 
     @property
     def is_active(self) -> bool:
         """Whether the query is running."""
         return bool(self.query.isActive)
 
+    def _history(self) -> MetricsHistory:
+        if self.remote is None:
+            return self.executor.metrics
+        history = MetricsHistory()
+        for metrics, _ in self.remote.reader.metrics():
+            history.record(metrics)
+        return history
+
     @property
     def progress(self) -> Progress:
         """The current :class:`Progress`."""
         last = self.query.lastProgress or {}
-        stats = self.executor.stats
-        watermark, windows_fired, late_tuples = self.executor.counters()
+        if self.remote is None:
+            totals = self.executor.totals()
+        else:
+            records = self.remote.reader.metrics()
+            totals = records[-1][1] if records else dict(NO_TOTALS)
+            if self._flushed:  # the flush ran here: its watermark and windows
+                watermark, fired, _ = self.executor.counters()
+                totals = {**totals, "watermark": watermark, "windows_fired": totals["windows_fired"] + fired}
         return Progress(
-            batches=stats.batches, last_batch_id=stats.last_batch_id, input_rows=stats.input_rows,
+            batches=totals["batches"], last_batch_id=totals["last_batch_id"], input_rows=totals["input_rows"],
             rows_per_second=float(last.get("processedRowsPerSecond") or 0.0),
-            watermark=watermark, windows_fired=windows_fired, late_tuples=late_tuples, replays=stats.replays,
-            last_batch=self.executor.metrics.get(), wall_clock_ms=wall_clock_ms(),
+            watermark=totals["watermark"], windows_fired=totals["windows_fired"], late_tuples=totals["late_tuples"],
+            replays=totals["replays"], last_batch=self.metrics(), wall_clock_ms=wall_clock_ms(),
         )
 
     def metrics(self, batch_id: int | None = None) -> BatchMetrics | None:
         """The figures of batch ``batch_id`` (the last batch when None); None when not among the last 100 kept."""
-        return self.executor.metrics.get(batch_id)
+        return self._history().get(batch_id)
 
     def metrics_history(self) -> list[BatchMetrics]:
         """The figures squall recorded for the last batches (up to 100), oldest first."""
-        return list(self.executor.metrics)
+        return list(self._history())
 
     def add_progress_listener(
         self, callback: ProgressCallback, spark: SparkSession | None = None,
@@ -163,7 +210,7 @@ class TopologyHandle:
         session = spark if spark is not None else SparkSession.active()
         from topologies.progress_listener import SquallProgressListener
 
-        listener = SquallProgressListener(self.executor.metrics, callback, query_name=self.name)
+        listener = SquallProgressListener(self._history, callback, query_name=self.name)
         session.streams.addListener(listener)
         return listener
 
@@ -175,12 +222,27 @@ class TopologyHandle:
         :attr:`output_count` says how many there were in all, ``output_dir`` holds
         every batch's, and ``SparkRunner(on_output=...)`` sees each batch's as it ends.
         """
-        return self.executor.outputs.all()
+        if self.remote is None:
+            return self.executor.outputs.all()
+        outputs = self.remote.reader.outputs(self._flushed)
+        keep = self.remote.spec.outputs_in_memory
+        return outputs if keep is None else outputs[max(0, len(outputs) - keep):]
 
     @property
     def output_count(self) -> int:
         """How many outputs the run recorded (a replayed batch counted once), whether or not still in memory."""
-        return self.executor.outputs.count
+        if self.remote is None:
+            return self.executor.outputs.count
+        return len(self.remote.reader.outputs(self._flushed))
+
+    def output_records(self) -> Iterator[dict[str, Any]]:
+        """Every output of the run read back from ``output_dir``'s files as JSON records (needs ``output_dir``)."""
+        if self.remote is None:
+            return self.executor.outputs.records()
+        if self.remote.spec.output_dir is None:
+            return OutputLog(None).records()  # raises, naming output_dir
+        return iter([{"component": o.component, "task": o.task, "stream": o.stream, "values": to_json(o.values)}
+                     for o in self.remote.reader.outputs(self._flushed)])
 
 
 class SparkRunner:
@@ -205,16 +267,25 @@ class SparkRunner:
     as JSON lines per batch id that has outputs (no file for an empty batch).
     ``outputs_in_memory``: how many of the latest outputs a handle keeps for
     :meth:`TopologyHandle.outputs` (``None``: all, for short runs only).
-    ``on_output(key, outputs)``: called on the driver after each batch that has
+    ``on_output(key, outputs)``: called where ``foreachBatch`` runs (the driver;
+    under Spark Connect, the server's Python process) after each batch that has
     outputs (``key`` its batch id, ``"final"`` for the shutdown flush), again
     with the same key and outputs when Spark replays the batch, so a sink should
     store by key; an exception fails the batch. ``clock``: the wall clock, in epoch ms, read once
     per new batch (inject one to make processing time repeatable).
     ``heartbeat``: add a one-row-per-trigger source so time moves while the
-    input is idle. ``ship_code``: in distributed mode, ship squall and the
-    modules defining the topology's bolts to the executors as a zip
-    (``SparkContext.addPyFile``) at submit; never for a ``local[...]`` master
-    (see ``topologies/executor/ship.py``).
+    input is idle. ``ship_code``: ship squall and the modules defining the
+    topology's bolts as a zip at submit, wherever bolts run in other processes:
+    in distributed mode (``SparkContext.addPyFile``, never for a ``local[...]``
+    master) and under Spark Connect in both modes (``spark.addArtifacts``); see
+    ``topologies/executor/ship.py``.
+
+    ``spark`` may be a classic session or a Spark Connect session
+    (``SparkSession.builder.remote(...)``). Under Connect ``foreachBatch`` runs
+    in a Python process beside the server: the checkpoint (and ``output_dir``)
+    must be a location both that process and this one reach (the same machine,
+    or a shared filesystem or object store), ``memory://`` state is journaled
+    beside the checkpoint, and the handle reads outputs and figures from there.
     """
 
     def __init__(
@@ -258,8 +329,11 @@ class SparkRunner:
             msg = f"SparkRunner: `on_output` must be callable as on_output(key, outputs); got {on_output!r} instead"
             raise TypeError(msg)
         self.on_output = on_output
-        self._executors: dict[str, Executor] = {}
-        self.backend = open_backend(self.state)
+        self.remote = is_connect(spark)
+        self._executors: dict[str, BatchExecutor] = {}
+        self._handles: dict[str, TopologyHandle] = {}
+        # Under Spark Connect memory:// is journaled beside each topology's checkpoint, opened per submit.
+        self.backend = None if self.remote and scheme_of(self.state) == "memory" else open_backend(self.state)
 
     def submit(self, name: str, topology: Topology, available_now: bool = False) -> TopologyHandle:
         """Start ``topology`` as the query ``name``; returns at once with a :class:`TopologyHandle`.
@@ -267,29 +341,43 @@ class SparkRunner:
         With ``available_now`` the query reads what the sources hold now and ends
         (Spark's ``availableNow`` trigger), and the handle flushes the bolts when it
         ends. Submitting the same name again in this process continues from the
-        checkpoint with the same in-memory window state (a replayed batch is exact).
+        checkpoint with the same in-memory window state (a replayed batch is exact);
+        under Spark Connect every submit resumes from the store (``memory://`` there
+        is journaled beside the checkpoint).
         """
         self._check_submit(name, topology, available_now)
-        if self.mode == "distributed" and self.ship_code:  # before any stage, a pending flush's too
-            ship_to_executors(self.spark.sparkContext, topology)
-        if scheme_of(self.state) != "memory":  # memory:// does not outlive the process, as documented
-            check_store_not_behind(self.backend, self.state, name, topology,
-                                   open_dir(join(self.checkpoint_location, name, "spark"), self.spark))
-        executor = self._executor(name, topology)
+        # The bolts run in other processes in distributed mode, and under Spark Connect in every mode.
+        if self.ship_code and (self.remote or PLACEMENTS[self.mode].shared_state):
+            ship_to_executors(self.spark, topology)  # before any stage, a pending flush's too
+        spec = RunSpec(
+            name=name, topology=topology, mode=self.mode, state=self.state,
+            checkpoint_location=self.checkpoint_location, conf=self.conf, output_dir=self.output_dir,
+            outputs_in_memory=self.outputs_in_memory, on_output=self.on_output, clock=self.clock, remote=self.remote,
+        )
+        backend = self.backend if self.backend is not None else spec.open_state()
+        if self.remote or scheme_of(self.state) != "memory":  # a process's memory:// does not outlive it
+            check_store_not_behind(backend, self.state, name, topology, spec.spark_checkpoint())
+        executor = self._executor(spec, backend)
         executor.complete_pending_flush()  # a flush a killed run began is finished before new batches run
         from topologies.executor import BatchLayout
 
         df = BatchLayout(topology).dataframe(self.spark, topology, self.heartbeat and not available_now)
+        function = BatchFunction(spec, None if self.remote else executor)
         writer = (
             df.writeStream.queryName(name)
-            .foreachBatch(executor)
-            .option("checkpointLocation", str(join(self.checkpoint_location, name, "spark")))
+            .foreachBatch(function)
+            .option("checkpointLocation", str(spec.spark_checkpoint()))
         )
         if available_now:
             writer = writer.trigger(availableNow=True)
         else:
             writer = writer.trigger(processingTime=f"{self.trigger_interval.value} milliseconds")
-        return TopologyHandle(name, writer.start(), executor, available_now)
+        remote = None
+        if self.remote:
+            first = (last_committed_batch(spec.spark_checkpoint()) or -1) + 1
+            remote = RemoteRun(spec, RunReader(spec.squall_dir("run"), first), self.spark, self.backend)
+        handle = self._handles[name] = TopologyHandle(name, writer.start(), executor, available_now, remote)
+        return handle
 
     def add_progress_listener(self, name: str, callback: ProgressCallback) -> SquallProgressListener:
         """Register, on this runner's session, a listener of the query ``name``'s progress; returns it.
@@ -301,8 +389,8 @@ class SparkRunner:
         with ``spark.streams.removeListener(listener)``.
         """
         def history() -> MetricsHistory | None:
-            executor = self._executors.get(name)
-            return None if executor is None else executor.metrics
+            handle = self._handles.get(name)
+            return None if handle is None else handle._history()
 
         from topologies.progress_listener import SquallProgressListener
 
@@ -310,22 +398,13 @@ class SparkRunner:
         self.spark.streams.addListener(listener)
         return listener
 
-    def _executor(self, name: str, topology: Topology) -> Executor:
-        current = self._executors.get(name)
-        if current is not None and current.topology is topology and not current.flushed:
+    def _executor(self, spec: RunSpec, backend: StateBackend) -> BatchExecutor:
+        current = self._executors.get(spec.name)
+        if not self.remote and current is not None and current.topology is spec.topology and not current.flushed:
             current.error = None
             return current
-        base = join(self.checkpoint_location, name, "squall")
-        output_dir = None if self.output_dir is None else open_dir(join(self.output_dir, name), self.spark)
-        clock = BatchClock(open_dir(join(base, "batch-times"), self.spark), self.clock)
-        outputs = OutputLog(output_dir, keep=self.outputs_in_memory, on_output=self.on_output)
-        executor: Executor
-        if self.mode == "distributed":
-            executor = DistributedExecutor(topology, self.conf, clock, outputs, self.backend, name, self.spark,
-                                           self.state)
-        else:
-            executor = DriverExecutor(topology, self.conf, clock, outputs, self.backend, name)
-        self._executors[name] = executor
+        executor = build_executor(spec, backend, self.spark)
+        self._executors[spec.name] = executor
         return executor
 
     def _check_submit(self, name: str, topology: Topology, available_now: bool) -> None:
@@ -385,9 +464,9 @@ def _check_state(state: str, mode: str) -> str:
         choices = ", ".join(f"{s}://" for s in STATE_SCHEMES)
         msg = f"SparkRunner: `state` must be a URL with one of the schemes {choices}; got {redact(state)!r} instead"
         raise ValueError(msg)
-    if scheme == "memory" and mode == "distributed":
+    if scheme == "memory" and PLACEMENTS[mode].shared_state:
         msg = (
-            f"SparkRunner: mode='distributed' runs bolt tasks in Spark's executor processes, which cannot share "
+            f"SparkRunner: mode={mode!r} runs bolt tasks in Spark's executor processes, which cannot share "
             f"the driver's memory, so state={redact(state)!r} cannot work; use a shared store such as "
             "state='redis://host:6379/0' or state='hbase://host:9090/squall'"
         )

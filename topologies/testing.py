@@ -32,7 +32,7 @@ from bolts import (
 from bolts.instance_fields import FIELD_PREFIX, InstanceFields
 from bolts.tuples import DEFAULT_STREAM
 from state_backends import open_backend
-from topologies.executor.stored import TaskStore
+from topologies.executor.stored import TaskStore, commit_task
 from windowing import Duration, TupleWindow
 from windowing.duration import as_duration
 
@@ -172,17 +172,8 @@ class BoltHarness:
         """Commit the stateful task's state as batch ``batch_id`` (the next id by default); returns the id."""
         task = self._stateful_task("commit")
         self._batch_id = self._batch_id + 1 if batch_id is None else batch_id
-        attributes, store = self._attributes, self._store
-        if attributes is not None and store is not None:  # the bolt's attributes commit with the task, as on Spark
-            store.stage(*attributes.writes())
-        try:
-            task.commit(self._batch_id)
-        except BaseException:
-            if store is not None:
-                store.unstage()
-            raise
-        if attributes is not None:
-            attributes.committed()
+        if self._attributes is not None and self._store is not None:  # with the bolt's attributes, as on Spark
+            commit_task(task, self._attributes, self._store, self._batch_id)
         self._committed = _Committed(
             len(self.windows), len(self.emitted), len(self.late), self.now, len(self.rejected),
             len(self.arrivals), len(self.watermarks),

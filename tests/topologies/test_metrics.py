@@ -83,12 +83,12 @@ def test_driver_mode_records_each_bolts_figures_per_batch(tmp_path):
     assert [m.bolts["window-sum"].late_tuples for m in history] == [0, 0, 2, 1]
     assert [m.bolts["late-log"].tuples_in for m in history] == [0, 0, 2, 1]  # the late stream feeds it
     assert [m.bolts["late-log"].tuples_out for m in history] == [0, 0, 2, 1]
-    assert sum(m.windows_fired for m in history) == executor.runtime.windows_fired > 0
-    assert sum(m.late_tuples for m in history) == executor.runtime.late_tuples == 3
+    assert sum(m.windows_fired for m in history) == executor.placement.runtime.windows_fired > 0
+    assert sum(m.late_tuples for m in history) == executor.placement.runtime.late_tuples == 3
     outputs = len([o for o in executor.outputs.all() if o.component == "window-sum"])
     assert sum(m.bolts["window-sum"].tuples_out for m in history) == outputs + 3  # its outputs plus late tuples
     assert all(m.bolts["window-sum"].state_bytes > 0 and m.bolts["window-sum"].batch_ms > 0 for m in history)
-    assert history[-1].watermark == executor.runtime.watermark
+    assert history[-1].watermark == executor.placement.runtime.watermark
     assert 15_000 - 2_000 < history[-1].watermark <= 15_000 + 19 * 250 - 2_000  # the last batch's readings, lag 2 s
     assert history[-1].bolts["window-sum"].watermark == history[-1].watermark
 

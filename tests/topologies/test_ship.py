@@ -69,4 +69,4 @@ def test_a_local_master_ships_nothing(spark, tmp_path):
     builder = TopologyBuilder()
     builder.set_spout("events", FileSpout(tmp_path, "json", FIELDS, schema=SCHEMA))
     builder.set_bolt("w", Record().with_tumbling_window(Count.of(2)), parallelism=1).shuffle_grouping("events")
-    assert ship_code(spark.sparkContext, builder.create_topology()) is None
+    assert ship_code(spark, builder.create_topology()) is None

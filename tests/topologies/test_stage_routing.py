@@ -122,7 +122,7 @@ def test_a_shuffle_deals_each_partition_from_the_batchs_counter_plus_its_number(
 
 @pytest.mark.spark
 def test_spark_stages_give_the_outputs_of_the_stages_run_here(spark, redis_url, tmp_path):
-    """The same functions on Spark's executors (persisted frames, partitionBy) as in this process."""
+    """The same functions on Spark's executors (persisted DataFrames, one task per partition) as in this process."""
     from state_backends import open_backend
 
     topology = mixed(tmp_path)
@@ -138,3 +138,43 @@ def test_spark_stages_give_the_outputs_of_the_stages_run_here(spark, redis_url, 
         executor.flush()
         outputs.append(executor.outputs.all())
     assert outputs[0] and outputs[1] == outputs[0]
+
+
+def _where_it_ran(key, table: pa.Table) -> pa.Table:
+    """A task function reporting the Spark partition it ran in and the payloads it was given."""
+    from pyspark import TaskContext
+
+    from bolts.codecs.value_codec import pack_value
+    from topologies.executor.routed import Chunks
+
+    chunks = Chunks()
+    ran = [TaskContext.get().partitionId(), sorted(table.column("payload").to_pylist())]
+    chunks.add(STATUS, key[0], "", -1, "", (0, 0, 0, 0), pack_value(ran))
+    return chunks.table()
+
+
+@pytest.mark.spark
+def test_each_task_of_a_spark_stage_runs_alone_in_its_partition_an_idle_one_too(spark):
+    """Task i is Spark partition i of its stage, with the chunks of every upstream frame addressed to it."""
+    from bolts.codecs.value_codec import unpack_value
+    from topologies.executor.routed import rows_table
+
+    def frame(rows):
+        return spark.createDataFrame(rows_table(rows)).repartition(3)
+
+    def chunk(target, task, payload):
+        return (target, task, "s", -1, "", 0, 1, 2, 3, payload)
+
+    upstream = [frame([*(chunk("x", t, f"{t}-{i}".encode()) for t in (0, 4) for i in range(3)), chunk("y", 1, b"y")]),
+                frame([chunk("x", 4, b"from b")])]
+    for parallelism in (5, 8):
+        engine = SparkStages(spark)
+        out, rows = engine.stage(upstream, "x", parallelism, _where_it_ran)
+        ran = {task: unpack_value(p) for task, p in zip(rows.column("task").to_pylist(),
+                                                         rows.column("payload").to_pylist(), strict=True)}
+        assert sorted(ran) == list(range(parallelism))
+        assert all(partition == task for task, (partition, _) in ran.items())
+        assert ran[0][1] == [b"0-0", b"0-1", b"0-2"]
+        assert ran[4][1] == [b"4-0", b"4-1", b"4-2", b"from b"]
+        assert all(payloads == [] for task, (_, payloads) in ran.items() if task not in (0, 4))  # idle: no ticks
+        engine.release([out])

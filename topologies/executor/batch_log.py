@@ -5,26 +5,32 @@ time the batch runs and read back when Spark runs it again. A batch's outputs
 go to one file per batch id that has outputs, replaced as a whole, so a
 replayed batch overwrites rather than duplicates them; a batch with none (an
 idle heartbeat batch) writes no file. In memory only a bounded tail of outputs
-is kept. Both directories are ``StorageDir`` objects (``hadoop_fs``):
-local, or on any Hadoop-compatible filesystem (``hdfs://``, ``s3a://``).
+is kept. Both directories are ``StorageDir`` objects (``storage``):
+local, or on a filesystem of pyarrow's (``hdfs://``, ``s3://`` or ``s3a://``, ``gs://``).
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from bolts import Tuple
-from topologies.executor.hadoop_fs import StorageDir, as_dir, local_path
 from topologies.executor.runtime import Output
+from topologies.executor.storage import StorageDir, as_dir, local_path
 
 KEEP_TIMES = 200  # batch times kept on disk; Spark never replays more than the last batch
 
 
 __all__ = ["BatchClock", "OutputLog", "local_path", "to_json"]
+
+
+def wall_clock_ms() -> int:
+    """The wall clock in epoch milliseconds: read once per new batch, by the executor only."""
+    return time.time_ns() // 1_000_000
 
 
 class BatchClock:
@@ -94,16 +100,18 @@ class OutputLog:
     only the last ``keep`` outputs (``None``: all of them), trimming the oldest
     batches first. ``on_output(key, outputs)`` is called after each batch with
     outputs is recorded, and again with the same key and outputs when Spark
-    replays the batch: a sink that stores by key stays exact.
+    replays the batch: a sink that stores by key stays exact. ``mirror(key, outputs)`` is
+    called for every batch written, one without outputs too (a replay may have none where its first run had).
     """
 
     FINAL = "final"
 
     def __init__(
         self, directory: StorageDir | Path | None, keep: int | None = DEFAULT_OUTPUTS_IN_MEMORY,
-        on_output: OutputSink | None = None,
+        on_output: OutputSink | None = None, mirror: OutputSink | None = None,
     ) -> None:
         self.directory = None if directory is None else as_dir(directory)
+        self.mirror = mirror
         self.keep = keep
         self.on_output = on_output
         self.batches: dict[OutputKey, list[Output]] = {}
@@ -121,6 +129,8 @@ class OutputLog:
         records = list(outputs)
         if self.directory is not None:
             self._write_file(key, records)
+        if self.mirror is not None:
+            self.mirror(key, records)
         if self._last is not None and self._last[0] == key:
             self.count -= self._last[1]
         self.count += len(records)

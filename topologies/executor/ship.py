@@ -1,4 +1,4 @@
-"""Shipping squall and the topology's own modules to Spark's executors (``SparkContext.addPyFile``).
+"""Shipping squall and the topology's own modules to Spark's Python processes (``addPyFile``, ``addArtifacts``).
 
 In distributed mode the bolts run in Spark's Python workers, which unpickle
 them and so must import squall's packages and the modules that define the
@@ -38,12 +38,12 @@ import tempfile
 import threading
 import types
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
 
     from topologies.topology import Topology
 
@@ -51,7 +51,7 @@ SQUALL_PACKAGES = ("squall", "bolts", "windowing", "state_backends", "topologies
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # a fixed timestamp: the same sources give the same zip and hash
 _SEARCH_DEPTH = 3
 _MAX_CHILDREN = 200  # of one container: a bolt holding a large list is not walked item by item
-_shipped: dict[str, set[str]] = {}  # application id -> names of the zips added to it
+_shipped: dict[str, set[str]] = {}  # application or Connect session id -> names of the zips added to it
 _lock = threading.Lock()
 
 
@@ -196,17 +196,32 @@ def build_zip(modules: Iterable[str], directory: str | Path | None = None) -> Pa
     return target
 
 
-def ship_code(sc: SparkContext, topology: Topology) -> Path | None:
-    """Add squall and ``topology``'s user modules to ``sc`` as one zip (once per context); the zip, or None.
+def ship_code(spark: SparkSession, topology: Topology) -> Path | None:
+    """Add squall and ``topology``'s user modules to ``spark`` as one zip (once per session); the zip, or None.
 
-    None when the master is ``local[...]``: the Python workers share the driver's machine and environment.
+    A classic session gets it with ``SparkContext.addPyFile``, and nothing when
+    its master is ``local[...]`` (the Python workers share the driver's machine
+    and environment). A Spark Connect session gets it with
+    ``spark.addArtifacts(zip, pyfile=True)`` always: the client cannot see
+    where the server runs, and the server puts it on the path of the session's
+    Python processes (``foreachBatch`` and the stages' workers alike).
     """
+    if type(spark).__module__.startswith("pyspark.sql.connect"):
+        zip_path = build_zip([*SQUALL_PACKAGES, *user_modules(topology)])
+        _add_once(f"connect:{spark.session_id}", zip_path,  # type: ignore[attr-defined]
+                  lambda: spark.addArtifacts(str(zip_path), pyfile=True))
+        return zip_path
+    sc = spark.sparkContext
     if not needs_shipping(sc.master):
         return None
     zip_path = build_zip([*SQUALL_PACKAGES, *user_modules(topology)])
-    with _lock:
-        added = _shipped.setdefault(sc.applicationId, set())
-        if zip_path.name not in added:
-            sc.addPyFile(str(zip_path))
-            added.add(zip_path.name)
+    _add_once(str(sc.applicationId), zip_path, lambda: sc.addPyFile(str(zip_path)))
     return zip_path
+
+
+def _add_once(session: str, zip_path: Path, add: Callable[[], None]) -> None:
+    with _lock:
+        added = _shipped.setdefault(session, set())
+        if zip_path.name not in added:
+            add()
+            added.add(zip_path.name)

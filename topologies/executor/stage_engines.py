@@ -4,18 +4,23 @@ A batch is a sequence of *frames* of routed chunks (:mod:`topologies.executor.ro
 the spouts' frame, then one frame per bolt. An engine makes them and hands the
 driver only the rows addressed to it (terminal outputs and status rows).
 
-:class:`SparkStages` keeps every frame on the executors: the spouts' frame is
-``mapInArrow`` over the batch's DataFrame (Arrow from the source to the
-routing), a bolt's is the chunks addressed to it in its upstream frames,
-shuffled with ``partitionBy`` so that task ``i`` is partition ``i`` (every
-task runs, an idle one too, so it moves its time), each partition running its
-task. The chunks are few rows of large payloads, so a bolt's stage works on an
-RDD of rows rather than converting them to and from Arrow in the JVM. Each
-frame is persisted; the first stage that reads the spouts' frame computes it,
-and a bolt's frame is computed by the action that collects its driver rows, so
-a stage runs once per batch and the next stage reads it from the executors'
-block managers; all are unpersisted when the batch ends. If Spark recomputes a
-lost partition, the tasks re-send what they committed, so the answer is the same.
+:class:`SparkStages` keeps every frame on the executors as a persisted
+DataFrame of :data:`routed.SCHEMA`, Arrow from the source to the tasks and
+back, with no ``sparkContext``, RDD or JVM gateway, so a classic and a Spark
+Connect session run it alike. The spouts' frame is ``mapInArrow`` over the
+batch's DataFrame. A bolt's frame is the chunks addressed to it in its
+upstream frames plus one *tick* row per task (``o1`` = :data:`TICK`, no
+payload: every task runs, an idle one too, so it moves its time), shuffled
+with ``repartition(parallelism, slot)`` where task ``i``'s slot is a number
+Spark's hash partitioning sends to partition ``i`` (:func:`task_slots`), so
+each task is alone in one Spark task; ``mapInArrow`` there groups the
+partition's rows by task, drops the ticks and runs the task. The first stage
+that reads the spouts' frame computes it, and a bolt's frame is computed by
+the action that collects its driver rows, so a stage runs once per batch and
+the next stage reads it from the executors' cache; all are unpersisted when
+the batch ends. If Spark recomputes a lost partition, its tasks find the batch
+committed and re-send what they committed, routed from the counters the batch
+started with, so the rows are the same.
 
 :class:`LocalStages` runs the same functions in this process over Arrow
 tables, each task as if in a fresh worker process when asked (tests of task
@@ -25,7 +30,7 @@ moves, benchmarks without a cluster).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from functools import partial
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 import topologies.executor.routed as routed
@@ -34,8 +39,7 @@ from topologies.executor.batch_layout import partition_runs
 
 if TYPE_CHECKING:
     import pyarrow as pa
-    from pyspark import RDD
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 SpoutFn = Callable[[Iterator["pa.RecordBatch"]], Iterator["pa.RecordBatch"]]
 TaskFn = Callable[[tuple[Any, ...], "pa.Table"], "pa.Table"]
@@ -61,58 +65,125 @@ class StageEngine(Protocol):
         ...
 
 
-def _run_partition(fn: TaskFn, index: int, rows: Iterator[tuple[int, tuple[Any, ...]]]) -> Iterator[tuple[Any, ...]]:
-    """Partition ``index`` of a bolt's stage holds task ``index``'s chunks (possibly none): run it, yield its rows."""
-    out = fn((index,), routed.rows_table(row for _, row in rows))
-    yield from zip(*(out.column(c).to_pylist() for c in routed.COLUMNS), strict=True)
+TICK = -1  # ``o1`` of a tick row: it makes its task run, and is not one of the task's chunks
+SLOT = "__squall_slot"
+_SEED = 42  # Spark's Murmur3Hash seed, the one its hash partitioning uses
 
 
-def _addressed_to(bolt: str, row: tuple[Any, ...]) -> bool:
-    return bool(row[0] == bolt)
+def _mix_k1(k1: int) -> int:
+    k1 = (k1 * 0xCC9E2D51) & 0xFFFFFFFF
+    k1 = ((k1 << 15) | (k1 >> 17)) & 0xFFFFFFFF
+    return (k1 * 0x1B873593) & 0xFFFFFFFF
 
 
-def _for_driver(row: tuple[Any, ...]) -> bool:
-    return row[0] in (routed.OUT, routed.STATUS)
+def _mix_h1(h1: int, k1: int) -> int:
+    h1 ^= k1
+    h1 = ((h1 << 13) | (h1 >> 19)) & 0xFFFFFFFF
+    return (h1 * 5 + 0xE6546B64) & 0xFFFFFFFF
 
 
-def _keyed(row: tuple[Any, ...]) -> tuple[int, tuple[Any, ...]]:
-    return row[1], row
+def spark_hash_long(value: int) -> int:
+    """Spark's ``hash()`` of a ``bigint`` (Murmur3 x86 32-bit, seed 42), as a signed 32-bit int."""
+    h1 = _mix_h1(_mix_h1(_SEED, _mix_k1(value & 0xFFFFFFFF)), _mix_k1((value >> 32) & 0xFFFFFFFF))
+    h1 ^= 8
+    h1 ^= h1 >> 16
+    h1 = (h1 * 0x85EBCA6B) & 0xFFFFFFFF
+    h1 ^= h1 >> 13
+    h1 = (h1 * 0xC2B2AE35) & 0xFFFFFFFF
+    h1 ^= h1 >> 16
+    return h1 - (1 << 32) if h1 & 0x80000000 else h1
 
 
-def _identity(task: int) -> int:
-    return task
+@lru_cache(maxsize=64)
+def task_slots(parallelism: int) -> tuple[int, ...]:
+    """Per task ``i``, the least ``bigint`` that ``repartition(parallelism, col)`` puts in partition ``i``.
+
+    Spark's hash partitioning sends a row to ``pmod(hash(col), n)``; shuffling
+    on the task number itself could put two tasks in one partition and leave
+    another empty, running them one after the other.
+    """
+    slots: dict[int, int] = {}
+    candidate = 0
+    while len(slots) < parallelism:
+        slots.setdefault(spark_hash_long(candidate) % parallelism, candidate)
+        candidate += 1
+    return tuple(slots[i] for i in range(parallelism))
+
+
+def _run_tasks(fn: TaskFn, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """A bolt's stage in one Spark partition: ``fn`` per task, in task order, over its chunks (ticks dropped)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    parts = [b for b in batches if b.num_rows]
+    if not parts:
+        return
+    rows = pa.Table.from_batches(parts)
+    ticks = pc.equal(rows.column("o1"), TICK)
+    for task in sorted(pc.unique(rows.column("task")).to_pylist()):
+        mine = pc.equal(rows.column("task"), task)
+        out = fn((task,), rows.filter(pc.and_(mine, pc.invert(ticks))))
+        yield from out.to_batches()
+
+
+def _ticks(spark: SparkSession, bolt: str, parallelism: int) -> DataFrame:
+    """One tick row per task of ``bolt``, in :data:`routed.SCHEMA`."""
+    from pyspark.sql import functions as F
+
+    none = F.lit(None)
+    return spark.range(parallelism).select(
+        F.lit(bolt).alias("target"), F.col("id").alias("task"), none.cast("string").alias("source"),
+        F.lit(TICK).cast("bigint").alias("source_task"), none.cast("string").alias("stream"),
+        *(F.lit(TICK).cast("bigint").alias(o) for o in ("o1", "o2", "o3", "o4")), none.cast("binary").alias("payload"),
+    )
+
+
+def _slot(parallelism: int) -> Column:
+    """The column of each row's task slot (:func:`task_slots`)."""
+    from pyspark.sql import functions as F
+
+    slots = F.array(*(F.lit(s).cast("bigint") for s in task_slots(parallelism)))
+    return F.element_at(slots, F.col("task").cast("int") + 1)
 
 
 class SparkStages:
-    """Frames as persisted RDDs of chunk rows computed on the executors (see the module docstring)."""
+    """Frames as persisted DataFrames computed on the executors (see the module docstring).
+
+    ``spark`` (classic or Connect) makes the tick rows when a stage has no
+    upstream frame (the shutdown flush); otherwise the frames' own session does.
+    """
 
     def __init__(self, spark: SparkSession) -> None:
         self.spark = spark
 
-    def spouts(self, source: DataFrame, fn: SpoutFn) -> RDD[tuple[Any, ...]]:
-        """``mapInArrow(fn)`` over ``source`` (which has :data:`PARTITION_COLUMN`), as a persisted RDD of rows.
+    def spouts(self, source: DataFrame, fn: SpoutFn) -> DataFrame:
+        """``mapInArrow(fn)`` over ``source`` (which has :data:`PARTITION_COLUMN`), persisted.
 
         Nothing runs yet: the first stage that reads the frame computes it (and
         caches it), so the spouts cost no job of their own.
         """
-        return source.mapInArrow(fn, routed.SCHEMA).rdd.map(tuple).persist()
+        return source.mapInArrow(fn, routed.SCHEMA).persist()
 
-    def stage(self, frames: Sequence[RDD[tuple[Any, ...]]], bolt: str, parallelism: int,
-              fn: TaskFn) -> tuple[RDD[tuple[Any, ...]], pa.Table]:
-        """The bolt's chunks shuffled so task ``i`` is partition ``i``, each task run there; persisted."""
-        context = self.spark.sparkContext
-        parts = [frame.filter(partial(_addressed_to, bolt)) for frame in frames]
-        inputs = context.union(parts) if parts else context.emptyRDD()
-        # Task i in partition i (an empty one too, so every task runs and moves its time).
-        placed = inputs.map(_keyed).partitionBy(parallelism, _identity)
-        out = placed.mapPartitionsWithIndex(partial(_run_partition, fn)).persist()
+    def stage(self, frames: Sequence[DataFrame], bolt: str, parallelism: int, fn: TaskFn) -> tuple[DataFrame, pa.Table]:
+        """The bolt's chunks and ticks shuffled so task ``i`` is alone in partition ``i``, run there; persisted."""
+        from pyspark.sql import functions as F
+
+        session = frames[0].sparkSession if frames else self.spark
+        inputs = _ticks(session, bolt, parallelism)
+        for frame in frames:
+            inputs = inputs.unionByName(frame.filter(F.col("target") == bolt))
+        placed = inputs.withColumn(SLOT, _slot(parallelism)).repartition(parallelism, SLOT).drop(SLOT)
+        out = placed.mapInArrow(partial(_run_tasks, fn), routed.SCHEMA).persist()
         return out, self.driver_rows(out)
 
-    def driver_rows(self, frame: RDD[tuple[Any, ...]]) -> pa.Table:
+    def driver_rows(self, frame: DataFrame) -> pa.Table:
         """The frame's rows addressed to the driver (one job; none to compute when the frame is cached)."""
-        return routed.rows_table(frame.filter(_for_driver).collect())
+        from pyspark.sql import functions as F
 
-    def release(self, frames: Sequence[RDD[tuple[Any, ...]]]) -> None:
+        rows = frame.filter(F.col("target").isin(routed.OUT, routed.STATUS)).toArrow()
+        return rows.cast(routed.empty().schema)
+
+    def release(self, frames: Sequence[DataFrame]) -> None:
         """Unpersist the batch's frames."""
         for frame in frames:
             frame.unpersist()

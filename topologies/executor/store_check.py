@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from state_backends import StateBackend, redact
-from topologies.executor.hadoop_fs import StorageDir, as_dir
+from topologies.executor.storage import StorageDir, as_dir
 from topologies.executor.stored import ROUTER, namespace_name
 from topologies.topology import Topology
 

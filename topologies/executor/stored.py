@@ -19,7 +19,7 @@ from typing import Any
 
 from bolts import BoltTask, PlainBoltTask
 from bolts.codecs.value_codec import pack_value, unpack_value
-from bolts.instance_fields import FIELD_PREFIX
+from bolts.instance_fields import FIELD_PREFIX, InstanceFields
 from bolts.task_input import TaskInput
 from state_backends import Namespace, StateBackend, decode, encode
 from state_backends.base import check_namespace
@@ -154,17 +154,30 @@ def run_stored(
     run_task(task, batch, now_ms, watermark)
     out = list(emitted)
     emitted.clear()
+    if not commit_task(task, built.fields, store, batch_id, {OUTPUTS_KEY: encode_emissions(out)}):
+        return store.committed_outputs(), False  # another attempt of this batch committed first: its outputs stand
+    return out, True
+
+
+def commit_task(task: BoltTask, fields: InstanceFields, store: TaskStore, batch_id: int,
+                extra: Mapping[bytes, bytes] | None = None) -> bool:
+    """Commit ``task`` with ``batch_id``: its own state, its bolt's changed attributes and ``extra``, atomically.
+
+    False when the store holds ``batch_id`` already (nothing written). A
+    failure writes nothing and leaves nothing staged for a later commit. The
+    executors and :class:`~topologies.testing.BoltHarness` commit through it.
+    """
     try:
-        store.stage(*built.fields.writes())
-        store.stage({OUTPUTS_KEY: encode_emissions(out)})
+        store.stage(*fields.writes())
+        if extra:
+            store.stage(extra)
         applied = _commit(task, store, batch_id)
     except BaseException:
         store.unstage()  # nothing of a failed commit may ride along with a later one
         raise
-    if not applied:
-        return store.committed_outputs(), False  # another attempt of this batch committed first: its outputs stand
-    built.fields.committed()
-    return out, True
+    if applied:
+        fields.committed()
+    return applied
 
 
 def _commit(task: BoltTask, store: TaskStore, batch_id: int) -> bool:

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The Spark tests on the lowest PySpark squall supports, in a venv of their own.
+#
+#   scripts/test_lowest_pyspark.sh [version]
+#
+# The version defaults to the floor of setup.py's `spark` extra (pyspark>=X,<5). The venv
+# ($SQUALL_LOWEST_VENV, default <repo>/.cache/pyspark-<version>/venv) gets that pyspark and the rest of the
+# `tests` extra from PyPI (or pip's cache), and squall itself as an editable install; it is kept for the next
+# run. Needs python3 (3.11+), Java 17 and redis-server (scripts/install_services.sh).
+#
+# The subset: every test marked `spark` under tests/topologies, tests/bolts and tests/faults/test_bad_input.py
+# (local[2] sessions; driver and distributed modes; the executor's stages under Spark Connect's
+# remote("local[2]"); checkpoints, replay, idle time, errors, the CLI), but not `cluster` (local-cluster runs,
+# minutes each), `kafka` (the broker and the connector jars), `connect` (the equivalence suite against a Connect
+# server), `faults` outside bad input (SIGKILL runs) or `packaging`; ~6 minutes on two cores.
+# Extra arguments after the version go to pytest (e.g. `-x`, `-k replay`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO="$PWD"
+PYTHON="${SQUALL_PYTHON:-python3}"
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+die() { echo "test_lowest_pyspark.sh: $*" >&2; exit 1; }
+
+# The `spark` extra's floor, read from setup.py without installing anything.
+floor() {
+  "$PYTHON" - <<'PY'
+import re, sys
+text = open("setup.py", encoding="utf-8").read()
+match = re.search(r'^PYSPARK_RANGE = "\s*>=\s*([0-9][0-9.]*)', text, re.M)
+if not match:
+    sys.exit("test_lowest_pyspark.sh: no PYSPARK_RANGE = \">=X,...\" in setup.py")
+print(match.group(1))
+PY
+}
+
+VERSION="${1:-}"
+[ $# -gt 0 ] && shift
+[ -n "$VERSION" ] || VERSION="$(floor)"
+[[ "$VERSION" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "expected a pyspark version like 4.0.5; got '$VERSION' instead"
+VENV="${SQUALL_LOWEST_VENV:-$REPO/.cache/pyspark-$VERSION/venv}"
+PY="$VENV/bin/python"
+
+started=$SECONDS
+if [ ! -x "$PY" ]; then
+  echo "test_lowest_pyspark.sh: making $VENV"
+  "$PYTHON" -m venv "$VENV"
+  "$PY" -m pip install -q --upgrade pip
+fi
+# squall itself (editable, so its metadata is setup.py's as it is now), then its requirements and its `tests` extra
+# as that metadata lists them, the extra's pinned pyspark swapped for this version (its extras kept); one resolve,
+# a no-op when the venv already has them.
+"$PY" -m pip install -q --no-deps -e "$REPO" 2>/dev/null
+mapfile -t reqs < <("$PY" - "$VERSION" <<'PY'
+import re, sys
+from importlib.metadata import requires
+for req in requires("squall") or []:
+    spec, _, marker = (part.strip() for part in req.partition(";"))
+    if not marker or re.search(r"""extra\s*==\s*["']tests["']""", marker):
+        pyspark = re.match(r"(pyspark\s*(\[[^\]]*\])?)\s*[<>=!~(]", spec)
+        print(f"{pyspark.group(1)}=={sys.argv[1]}" if pyspark else spec)
+PY
+)
+printf '%s\n' "${reqs[@]}" | grep -q "^pyspark.*==$VERSION\$" || die "setup.py's tests extra has no pyspark to replace"
+"$PY" -m pip install -q "${reqs[@]}"
+"$PY" -c "import pyspark; print('test_lowest_pyspark.sh: pyspark', pyspark.__version__, 'from', pyspark.__file__)"
+echo "test_lowest_pyspark.sh: venv ready after $((SECONDS - started)) s"
+
+# The venv's python everywhere: the tests' subprocesses run `python` and Spark's workers PYSPARK_PYTHON; SPARK_HOME
+# must not point at another installation.
+unset SPARK_HOME PYTHONPATH
+export PATH="$VENV/bin:$PATH" PYSPARK_PYTHON="$PY" PYSPARK_DRIVER_PYTHON="$PY"
+"$PY" -m pytest -q -p no:cacheprovider \
+  -m "spark and not cluster and not faults and not kafka and not connect and not packaging" \
+  --ignore=tests/topologies/test_spark_distributed.py \
+  tests/topologies tests/bolts tests/faults tests/connect "$@"
+echo "test_lowest_pyspark.sh: pyspark $VERSION passed in $((SECONDS - started)) s"

@@ -1,0 +1,65 @@
+"""Under Spark Connect every shipped example and equivalence topology gives a classic session's outputs.
+
+Each case of :mod:`tests.cluster.cases` (the shipped examples, a three-bolt
+chain through every grouping with stateful, paged, message-id and aggregate
+bolts, and a windowed join) runs once in the shared classic ``local[2]``
+session in driver mode, the reference; then, in a client process of its own
+(:mod:`tests.connect.connect_run`), under a Spark Connect session to a local
+Connect server (its own JVM; ``foreachBatch`` runs in a Python process beside
+it): in driver mode with ``memory://`` and with Redis state, and in
+distributed mode with Redis. Outputs must be equal, in order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cluster.cases import CASES
+from tests.connect_fixtures import run_connect
+from tests.topologies.distributed_case import as_json
+from tests.topologies.helpers import counting_clock
+from topologies import SparkRunner
+
+pytestmark = [pytest.mark.spark, pytest.mark.connect, pytest.mark.redis]
+
+MODES = [("driver", "memory"), ("driver", "redis"), ("distributed", "redis")]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("connect-equivalence")
+    for case in CASES:
+        case.write(root / "data" / case.name)
+    return root
+
+
+@pytest.fixture(scope="module")
+def classic_runs(spark, data) -> dict[str, list]:
+    out = {}
+    for case in CASES:
+        runner = SparkRunner(spark, checkpoint_location=data / "ck-classic", clock=counting_clock())
+        handle = runner.submit(f"classic-{case.name.replace('_', '-')}", case.build(data / "data" / case.name),
+                               available_now=True)
+        assert handle.await_termination(300)
+        out[case.name] = as_json(handle.outputs())
+    return out
+
+
+@pytest.fixture(scope="module")
+def connect_runs(connect_url, data, redis_url) -> dict[str, dict]:
+    runs = [[c.name, mode, "memory://" if store == "memory" else redis_url] for c in CASES for mode, store in MODES]
+    args = {"url": connect_url, "data": str(data / "data"), "checkpoint": str(data / "ck-connect"), "runs": runs}
+    return run_connect("tests.connect.connect_run", args)  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(("mode", "store"), MODES, ids=[f"{m}-{s}" for m, s in MODES])
+@pytest.mark.parametrize("case", [c.name for c in CASES])
+def test_connect_gives_the_classic_outputs(case, mode, store, classic_runs, connect_runs):
+    expected = classic_runs[case]
+    assert expected, f"case {case} gave no outputs in a classic session"
+    got = connect_runs[f"{case}/{mode}/{store}"]
+    assert got["outputs"] == expected
+    assert got["count"] == len(expected)
+    assert got["batches"] > 0 and got["rows"] > 0

@@ -1,0 +1,69 @@
+"""The Spark Connect server (the driver of a Connect run) killed mid-run, then the topology resubmitted.
+
+A topology over several files (one micro-batch each) runs in a client process
+against a Connect server of the test's own, with Redis state and
+``output_dir``. When Spark's checkpoint has committed a batch, the test kills
+the server's whole process group (SIGKILL: its JVM and the ``foreachBatch``
+Python process die mid-batch or between batches), starts a new server and
+resubmits the topology under the same name. The output files (one per batch
+id, then the flush's) must equal a fault-free classic run's: nothing lost,
+nothing twice.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.cluster.cases import CASES
+from tests.connect_fixtures import REPO, ConnectServer, run_connect
+from tests.topologies.helpers import counting_clock
+from topologies import SparkRunner
+
+pytestmark = [pytest.mark.spark, pytest.mark.connect, pytest.mark.redis, pytest.mark.faults]
+
+CASE = next(c for c in CASES if c.name == "mixed")
+
+
+def output_files(directory: Path) -> dict[str, list]:
+    return {p.name: [json.loads(line) for line in p.read_text().splitlines()]
+            for p in sorted(directory.iterdir()) if not p.name.startswith(".")}
+
+
+def committed(checkpoint: Path) -> int:
+    commits = checkpoint / "commits"
+    return len([p for p in commits.iterdir() if p.name.isdigit()]) if commits.is_dir() else 0
+
+
+@pytest.mark.parametrize("mode", ["driver", "distributed"])
+def test_a_killed_connect_server_and_a_resubmit_give_the_fault_free_outputs(mode, spark, tmp_path, redis_url):
+    data = tmp_path / "data" / CASE.name
+    CASE.write(data)
+    clean = SparkRunner(spark, checkpoint_location=tmp_path / "ck-clean", output_dir=tmp_path / "out-clean",
+                        clock=counting_clock())
+    assert clean.submit("run", CASE.build(data), available_now=True).await_termination(300)
+
+    server = ConnectServer(tmp_path)
+    args = {"data": str(tmp_path / "data"), "checkpoint": str(tmp_path / "ck"), "output_dir": str(tmp_path / "out"),
+            "name": "run", "runs": [[CASE.name, mode, redis_url]], "url": server.url}
+    try:
+        client = subprocess.Popen([sys.executable, "-m", "tests.connect.connect_run", json.dumps(args)], cwd=REPO,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 600
+        while committed(tmp_path / "ck" / "run" / "spark") < 2 and client.poll() is None:
+            assert time.monotonic() < deadline, "no batch committed within 600 s"
+            time.sleep(0.05)
+        assert client.poll() is None, "the run ended before the kill: nothing was interrupted"
+        server.kill()
+        client.kill()  # its gRPC channel would retry for minutes; the user's script died with the driver
+        client.wait(30)
+        server.start()  # a new server, the same port
+        run_connect("tests.connect.connect_run", {**args, "url": server.url})
+    finally:
+        server.stop()
+    assert output_files(tmp_path / "out" / "run") == output_files(tmp_path / "out-clean" / "run")

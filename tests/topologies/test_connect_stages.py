@@ -1,0 +1,55 @@
+"""Distributed mode's Spark stages under Spark Connect give driver mode's outputs, each task once per stage.
+
+:class:`SparkStages` is DataFrame operations only (no ``sparkContext``, RDD or
+JVM gateway), so it runs on a ``SparkSession.builder.remote("local[2]")``
+session. The Connect run is a subprocess (``tests/topologies/connect_run.py``):
+this process may hold the tests' classic session, and one Python process does
+not easily hold both.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.cluster.cases import FIELDS, keyed_rows
+from tests.topologies.connect_run import topology
+from tests.topologies.distributed_case import as_json
+from tests.topologies.helpers import counting_clock
+from topologies.executor import BatchClock, DriverExecutor, OutputLog
+
+pytestmark = [pytest.mark.spark, pytest.mark.redis]
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_spark_stages_under_connect_give_driver_modes_outputs_and_run_each_task_once(tmp_path, redis_url):
+    batches = [[[row[f] for f in FIELDS] for row in rows] for rows in keyed_rows(3, 10, seed=11)]
+    driver = DriverExecutor(topology(tmp_path), {}, BatchClock(tmp_path / "driver", counting_clock()),
+                            OutputLog(None))
+    for batch_id, rows in enumerate(batches):
+        driver.run(batch_id, {"events": rows})
+    driver.flush()
+    expected = as_json(driver.outputs.all())
+    assert {o[0] for o in expected} == {"totals"}
+
+    args = {"state": redis_url, "work": str(tmp_path / f"connect-{uuid.uuid4().hex[:6]}"), "batches": batches}
+    proc = subprocess.run([sys.executable, "-m", "tests.topologies.connect_run", json.dumps(args)], cwd=REPO,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+
+    assert got["session"].startswith("pyspark.sql.connect")
+    assert got["outputs"] == expected
+    # Every task of both bolts ran once per batch and once for the flush: the frames were read from the cache.
+    runs = collections.Counter(got["runs"])
+    ran = {f"{bolt} {task} {batch}" for bolt in ("probe", "totals") for task in (0, 1)
+           for batch in [*range(len(batches)), None]}
+    assert set(runs) == ran
+    assert set(runs.values()) == {1}

@@ -1,0 +1,180 @@
+"""The distributed placement: each bolt's stage runs on Spark's executors; the batch loop sees status rows only.
+
+For each batch the stages run as Spark operations on the executors
+(:mod:`topologies.executor.stage_engines`, :mod:`topologies.executor.routed`):
+the batch's spout rows are cut into per-task chunks with the topology's
+groupings where Spark read them, and each bolt, in topological order, runs
+each of its tasks on the chunks addressed to it, its tasks emitting chunks
+for the next bolts. Tuples between stages never reach the batch loop: it
+receives each stage's terminal outputs and one status row per task
+(watermark, counters), and waits for a stage to end before it starts the
+next, because a bolt's tasks take the lowest watermark of the tasks upstream.
+Every task resumes from and commits to the store every batch.
+
+Replay: a task whose store already holds the batch re-sends its committed
+emissions, so a replayed batch gives the outputs of its first run, and so
+does a Spark task retried after an executor or a Python worker died.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Mapping
+from functools import partial
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from bolts.codecs.value_codec import unpack_value
+from topologies.executor.batch_layout import BatchLayout
+from topologies.executor.placements.base import BatchResult, CounterKey
+from topologies.executor.routed import (
+    RoutingTable,
+    TaskStatus,
+    outputs_of,
+    route_spout_partition,
+    run_task_group,
+    statuses_of,
+)
+from topologies.executor.runtime import SPOUT_TASK, Output
+from topologies.executor.stage_engines import SparkStages, StageEngine
+from topologies.executor.tasks import lowest_watermark
+from topologies.executor.worker import StageSpec
+from topologies.metrics import BoltMetrics
+from topologies.topology import Topology
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from state_backends import StateBackend
+
+
+def stage_metrics(statuses: list[TaskStatus], batch_ms: float) -> BoltMetrics:
+    """A bolt's figures of one batch from its tasks' statuses."""
+    return BoltMetrics(
+        tuples_in=sum(s.tuples_in for s in statuses), tuples_out=sum(s.tuples_out for s in statuses),
+        windows_fired=sum(s.fired for s in statuses), late_tuples=sum(s.late for s in statuses),
+        state_bytes=sum(s.state_bytes for s in statuses), batch_ms=batch_ms,
+        watermark=lowest_watermark(s.watermark for s in statuses),
+    )
+
+
+class DistributedPlacement:
+    """Every bolt task on Spark's executors, one stage per bolt (see the module docstring).
+
+    ``state_url`` is the store's full URL: the executors open it themselves.
+    ``engine`` runs the stages (default :class:`SparkStages` on ``spark``, or on
+    the session of the first micro-batch when ``spark`` is None, as in a Spark
+    Connect server's ``foreachBatch`` process).
+    """
+
+    shared_state: ClassVar[bool] = True
+
+    def __init__(
+        self, *, topology: Topology, conf: Mapping[str, Any], backend: StateBackend, name: str, state_url: str,
+        spark: SparkSession | None = None, engine: StageEngine | None = None,
+    ) -> None:
+        self.topology = topology
+        self.conf = dict(conf)
+        self.layout = BatchLayout(topology)
+        self.routing = RoutingTable.of(topology)
+        self.engine: StageEngine = engine if engine is not None else SparkStages(spark)  # type: ignore[arg-type]
+        self.name = name
+        self.state_url = state_url
+        self.generation = uuid.uuid4().hex  # a worker's cached task from another submission is rebuilt
+        self.marks: dict[str, list[int | None]] = {}
+        self.windows_fired = 0
+        self.late_tuples = 0
+
+    def _session(self, spark: SparkSession) -> None:
+        if isinstance(self.engine, SparkStages) and self.engine.spark is None:
+            self.engine.spark = spark
+
+    def source_of(self, df: DataFrame) -> Any:
+        """The micro-batch with each row's Spark partition: it stays on the executors."""
+        self._session(df.sparkSession)
+        return self.layout.with_partition(df)
+
+    def source_of_rows(self, spout_rows: Mapping[str, Any]) -> Any:
+        """The rows as the layout's table, read in partition 0 (a one-partition DataFrame for Spark's stages)."""
+        table = self.layout.encode(spout_rows)
+        if isinstance(self.engine, SparkStages):
+            return self.engine.spark.createDataFrame(table).coalesce(1)
+        return table
+
+    def run_batch(self, batch_id: int, source: Any, now_ms: int, start: Mapping[CounterKey, int]) -> BatchResult:
+        """Run the batch's stages, upstream first."""
+        return self._run_stages(batch_id, source, now_ms, start)
+
+    def rewind(self, batch_id: int, last: int) -> None:
+        """Nothing to forget: the tasks resume from their stores in every stage."""
+
+    def close_after(self, last: int, now_ms: int, counters: Mapping[CounterKey, int]) -> BatchResult:
+        """Close every task in a stage of its own, on from where the last batch's shuffles ended."""
+        return self._run_stages(None, None, None, counters)
+
+    def counters(self) -> tuple[int | None, int, int]:
+        """The lowest task watermark (None if none has one), windows fired and late tuples, so far."""
+        marks = [m for ms in self.marks.values() for m in ms if m is not None]
+        return (min(marks) if marks else None), self.windows_fired, self.late_tuples
+
+    def _run_stages(self, batch_id: int | None, source: Any, now: int | None,
+                    start: Mapping[CounterKey, int]) -> BatchResult:
+        """Run the batch's stages (closing every task when ``batch_id`` is None): outputs in driver mode's order."""
+        end: dict[CounterKey, int] = dict(start)
+        outputs: list[tuple[str, int, str, list[Any]]] = []
+        frames: dict[str, Any] = {}  # each component's frame; all spouts share one
+        result = BatchResult([], counters=end)
+        spouts = None
+        try:
+            if source is not None:
+                spouts = self.engine.spouts(source, partial(route_spout_partition, self.layout, self.routing, start))
+                frames.update(dict.fromkeys(self.topology.spouts, spouts))
+            for bid in self.topology.order:
+                outputs.extend(self._run_stage(bid, batch_id, now, start, frames, end, result))
+            if spouts is not None:  # computed by the first stage that read it: the spouts' outputs come first
+                driver_rows = self.engine.driver_rows(spouts)
+                outputs[:0] = outputs_of(driver_rows)
+                for payload in statuses_of(driver_rows):
+                    for sid, stream, count in unpack_value(payload):
+                        result.rows += count
+                        for bolt, _, _ in self.routing.subscribers.get((sid, stream), ()):
+                            key = (sid, SPOUT_TASK, stream, bolt)
+                            end[key] = end.get(key, 0) + count
+        finally:
+            self.engine.release(list({id(f): f for f in frames.values()}.values()))
+        result.outputs = [Output(*o) for o in outputs]
+        return result
+
+    def _run_stage(self, bid: str, batch_id: int | None, now: int | None, start: Mapping[CounterKey, int],
+                   frames: dict[str, Any], end: dict[CounterKey, int],
+                   result: BatchResult) -> list[tuple[str, int, str, list[Any]]]:
+        spec = self._spec(bid, batch_id, now)
+        started = time.perf_counter()
+        upstream = list({id(f): f for up in self.topology.upstream(bid) if (f := frames.get(up)) is not None}.values())
+        frame, driver_rows = self.engine.stage(upstream, bid, spec.parallelism,
+                                               partial(run_task_group, spec, self.routing, start))
+        frames[bid] = frame
+        statuses = sorted((TaskStatus.unpack(p) for p in statuses_of(driver_rows)), key=lambda s: s.task)
+        if [s.task for s in statuses] != list(range(spec.parallelism)):
+            missing = sorted(set(range(spec.parallelism)) - {s.task for s in statuses})
+            msg = f"stage {bid!r}: tasks {missing} gave no answer"
+            raise RuntimeError(msg)
+        self.marks[bid] = [s.watermark for s in statuses]
+        metrics = result.bolts[bid] = stage_metrics(statuses, (time.perf_counter() - started) * 1000)
+        self.windows_fired += metrics.windows_fired
+        self.late_tuples += metrics.late_tuples
+        for status in statuses:
+            for stream, bolt, counter in status.counters:
+                end[bid, status.task, stream, bolt] = counter
+        return outputs_of(driver_rows)
+
+    def _spec(self, bid: str, batch_id: int | None, now: int | None) -> StageSpec:
+        spec = self.topology.bolts[bid]
+        ups = [up for up in self.topology.upstream(bid) if up in self.topology.bolts]
+        watermark = lowest_watermark(m for up in ups for m in self.marks.get(up, [None]))
+        return StageSpec(
+            topology=self.name, generation=self.generation, component=bid, bolt=spec.bolt,
+            parallelism=spec.parallelism, inputs=tuple((s.component, s.stream) for s in spec.subscriptions),
+            conf=self.conf, state_url=self.state_url, batch_id=batch_id, now_ms=now, watermark=watermark,
+            closing=batch_id is None,
+        )
