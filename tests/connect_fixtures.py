@@ -30,12 +30,14 @@ SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 class ConnectServer:
     """A Spark Connect server child process (its own JVM and driver) on 127.0.0.1."""
 
-    def __init__(self, workdir: Path, master: str = "local[2]", port: int | None = None) -> None:
+    def __init__(self, workdir: Path, master: str = "local[2]", port: int | None = None,
+                 jars: list[str] | None = None) -> None:
         import pyspark
 
         self.home = Path(pyspark.__file__).parent
         self.port = port or free_port()
         self.master = master
+        self.jars = list(jars or [])
         self.log = workdir / f"connect-{self.port}.log"
         self.proc: subprocess.Popen[bytes] | None = None
         self.start()
@@ -52,6 +54,7 @@ class ConnectServer:
             "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
             "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=2",
             "--conf", "spark.sql.session.timeZone=UTC", "--conf", "spark.sql.streaming.minBatchesToRetain=10",
+            *(["--jars", ",".join(self.jars)] if self.jars else []),
             "spark-internal",
         ]
         env = {**os.environ, "SPARK_HOME": str(self.home), "PYSPARK_PYTHON": sys.executable,

@@ -69,8 +69,9 @@ class KafkaSink:
     A topic that does not exist is created with ``partitions`` partitions (one:
     the records keep their emission order). ``options`` go to every client
     the sink makes (librdkafka settings: security, ``linger.ms``, ...).
-    ``timeout`` bounds each call to the broker.
-    Needs ``confluent-kafka``.
+    ``timeout`` bounds each call to the broker. It pickles without its clients
+    (a copy, under Spark Connect in the server's ``foreachBatch`` process, opens
+    its own and reads the mark from the broker). Needs ``confluent-kafka``.
     """
 
     def __init__(
@@ -138,6 +139,17 @@ class KafkaSink:
                 return
             label = str(key) if isinstance(key, int) else self._final_label(next_mark)
             self._write(label, lines, next_mark)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The sink's settings without its clients: under Spark Connect it is pickled to the server's process."""
+        state = dict(self.__dict__)
+        state.update(_lock=None, _producer=None, _consumer=None, _mark=Mark())
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """A copy that opens its own clients, reading the mark from the broker, at its first write."""
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def close(self) -> None:
         """Close the producer and the consumer (a later call opens them again)."""
