@@ -13,13 +13,17 @@ SparkSession, one after the other:
   ``WindowedAggregateBolt(sum)`` with ``SlidingWindows``, in driver mode
   (memory state) and distributed mode (Redis state), 2 tasks, fields grouping.
 
-Each squall variant is checked: the aggregate bolts' sums equal Spark's on
-every window Spark emitted; the Storm bolt's windows equal a ``BoltHarness``
-run of the same batches; the columnar bolt's equal the Storm bolt's. Prints
-seconds, events/s, and each rate over Spark's and over the ceiling's; with
-``--chart PATH`` also a bar chart (PNG, matplotlib).
+Spark is measured warm: one Spark run and one ceiling run are made first and
+thrown away (a JVM's first query pays class loading, JIT and code generation),
+then every engine runs ``--rounds`` times (3), interleaved in a rotating order,
+so a slow moment of the machine does not fall on one engine only. Every squall
+run is checked: the aggregate bolts' sums equal Spark's on every window Spark
+emitted; the Storm bolt's windows equal a ``BoltHarness`` run of the same
+batches; the columnar bolt's equal the Storm bolt's. Prints each engine's
+median and min-max seconds, events/s, and its rate over warm Spark's and over
+the ceiling's; with ``--chart PATH`` also a bar chart of the medians (PNG, matplotlib).
 
-Run: ``python benchmarks/race.py [--events N | --quick] [--only NAME ...] [--chart docs/race.png]``.
+Run: ``python benchmarks/race.py [--events N | --quick] [--only NAME ...] [--rounds N] [--chart docs/race.png]``.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from __future__ import annotations
 import argparse
 import copy
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -206,6 +211,13 @@ def check_same(expected: list, got: list, name: str, against: str) -> None:
 
 
 VARIANTS = ("storm-driver", "columnar-driver", "aggregate-driver", "aggregate-distributed")
+NAMES = {
+    "storm-driver": "squall Storm bolt, driver",
+    "columnar-driver": "squall columnar bolt, driver",
+    "aggregate-driver": "squall aggregate bolt, driver",
+    "aggregate-distributed": "squall aggregate bolt, distributed",
+}
+SPARK, CEILING = "spark groupBy(window)", "toArrow ceiling"
 
 
 def main() -> None:
@@ -213,6 +225,7 @@ def main() -> None:
     p.add_argument("--events", type=int, default=2_000_000)
     p.add_argument("--quick", action="store_true", help="200,000 events, for development")
     p.add_argument("--only", nargs="*", choices=VARIANTS, default=list(VARIANTS), help="squall variants to run")
+    p.add_argument("--rounds", type=int, default=3, help="rounds of every engine, interleaved (default 3)")
     p.add_argument("--redis-url", default=None, help="Redis for distributed mode (default: start one)")
     p.add_argument("--no-harness", action="store_true", help="skip the BoltHarness check of the Storm bolt")
     p.add_argument("--chart", type=Path, default=None, help="write a bar chart PNG here")
@@ -230,43 +243,82 @@ def main() -> None:
     data = Path(tempfile.mkdtemp(prefix="race-data-"))
     tables = generate(data, events)
     events = sum(t.num_rows for t in tables)
-
-    seconds: dict[str, float] = {}
-    seconds["spark groupBy(window)"], spark_sums = run_spark(spark, data)
-    seconds["toArrow ceiling"] = run_ceiling(spark, data)
-    checks = [f"Spark emitted {len(spark_sums):,} windows"]
-    outputs: dict[str, list] = {}
-    if "storm-driver" in args.only:
-        seconds["squall Storm bolt, driver"], outputs["storm"] = run_squall(spark, data, storm_bolt())
-        if not args.no_harness:
-            check_same(harness_windows(storm_bolt(), tables), outputs["storm"], "Storm bolt", "BoltHarness")
-            checks.append("the Storm bolt's windows equal BoltHarness's")
-    if "columnar-driver" in args.only:
-        seconds["squall columnar bolt, driver"], columnar = run_squall(spark, data, storm_bolt(ColumnarKeyedSum))
-        if "storm" in outputs:
-            check_same(outputs["storm"], columnar, "columnar bolt", "Storm bolt")
-            checks.append("the columnar bolt's equal the Storm bolt's")
-    if "aggregate-driver" in args.only:
-        seconds["squall aggregate bolt, driver"], agg = run_squall(spark, data, aggregate_bolt())
-        check_sums(spark_sums, agg, "aggregate bolt, driver")
-        checks.append("the aggregate bolt's sums equal Spark's (driver)")
-    if "aggregate-distributed" in args.only:
-        with redis_url(args.redis_url) as url:
-            seconds["squall aggregate bolt, distributed"], agg = run_squall(spark, data, aggregate_bolt(),
-                                                                           "distributed", url)
-        check_sums(spark_sums, agg, "aggregate bolt, distributed")
-        checks.append("the aggregate bolt's sums equal Spark's (distributed)")
+    with redis_url(args.redis_url) as url:
+        seconds, checks = race(spark, data, tables, args, url)
     spark.stop()
-
-    spark_s, ceiling_s = seconds["spark groupBy(window)"], seconds["toArrow ceiling"]
-    print(f"race: {events:,} events, {KEYS} keys, {FILES} files, {FILES_PER_BATCH} per batch, "
-          f"sliding {LENGTH // 1000} s / {SLIDE // 1000} s windows per key, lag {LAG // 1000} s, local[2]")
-    print("checks: " + "; ".join(checks))
-    print(f"{'engine':<38}{'seconds':>9}{'events/s':>12}{'x Spark':>9}{'x ceiling':>11}")
-    for name, s in seconds.items():
-        print(f"{name:<38}{s:>9.2f}{events / s:>12,.0f}{spark_s / s:>9.2f}{ceiling_s / s:>11.2f}")
+    report(seconds, checks, events)
     if args.chart is not None:
-        chart(seconds, events, args.chart)
+        chart({name: statistics.median(s) for name, s in seconds.items()}, events, args.chart)
+
+
+def race(spark, data: Path, tables: list[Any], args: argparse.Namespace, url: str) -> tuple[dict, list[str]]:
+    """Every engine ``args.rounds`` times, in a rotating order, after a discarded warm-up; seconds per engine.
+
+    A JVM's first query pays class loading, JIT and code generation: the warm-up
+    (one Spark run and one ceiling run, thrown away) pays them for every engine,
+    so no engine is measured cold. Each run's answers are checked.
+    """
+    _, spark_sums = run_spark(spark, data)  # the warm-up, discarded
+    run_ceiling(spark, data)
+    checks = [f"Spark emitted {len(spark_sums):,} windows"]
+    harness = None if args.no_harness or "storm-driver" not in args.only else harness_windows(storm_bolt(), tables)
+
+    def spark_run() -> float:
+        elapsed, sums = run_spark(spark, data)
+        if sums != spark_sums:
+            raise SystemExit("Spark's own windows differ from run to run")
+        return elapsed
+
+    def squall_run(variant: str) -> Callable[[], float]:
+        def run() -> float:
+            if variant == "storm-driver":
+                elapsed, out = run_squall(spark, data, storm_bolt())
+                if harness is not None:
+                    check_same(harness, out, "Storm bolt", "BoltHarness")
+            elif variant == "columnar-driver":
+                elapsed, out = run_squall(spark, data, storm_bolt(ColumnarKeyedSum))
+                check_same(harness if harness is not None else run_squall(spark, data, storm_bolt())[1], out,
+                           "columnar bolt", "Storm bolt")
+            elif variant == "aggregate-driver":
+                elapsed, out = run_squall(spark, data, aggregate_bolt())
+                check_sums(spark_sums, out, "aggregate bolt, driver")
+            else:
+                elapsed, out = run_squall(spark, data, aggregate_bolt(), "distributed", url)
+                check_sums(spark_sums, out, "aggregate bolt, distributed")
+            return elapsed
+        return run
+
+    engines: dict[str, Callable[[], float]] = {SPARK: spark_run, CEILING: lambda: run_ceiling(spark, data)}
+    engines.update({NAMES[v]: squall_run(v) for v in VARIANTS if v in args.only})
+    seconds: dict[str, list[float]] = {name: [] for name in engines}
+    names = list(engines)
+    for round_ in range(args.rounds):
+        order = names[round_ % len(names):] + names[: round_ % len(names)]
+        for name in order:
+            seconds[name].append(engines[name]())
+            print(f"round {round_ + 1}: {name} {seconds[name][-1]:.2f} s", flush=True)
+    if harness is not None:
+        checks.append("the Storm bolt's windows equal BoltHarness's")
+    if "columnar-driver" in args.only:
+        checks.append("the columnar bolt's equal the Storm bolt's")
+    checks += [f"the aggregate bolt's sums equal Spark's ({v.split('-')[1]})" for v in args.only
+               if v.startswith("aggregate")]
+    return seconds, checks
+
+
+def report(seconds: dict[str, list[float]], checks: list[str], events: int) -> None:
+    """Median and spread per engine, as seconds, events/s, and ratios to warm Spark and to the ceiling."""
+    spark_s, ceiling_s = statistics.median(seconds[SPARK]), statistics.median(seconds[CEILING])
+    rounds = len(seconds[SPARK])
+    print(f"race: {events:,} events, {KEYS} keys, {FILES} files, {FILES_PER_BATCH} per batch, "
+          f"sliding {LENGTH // 1000} s / {SLIDE // 1000} s windows per key, lag {LAG // 1000} s, local[2]; "
+          f"Spark warmed up first, then {rounds} interleaved rounds (median, min-max)")
+    print("checks: " + "; ".join(checks))
+    print(f"{'engine':<38}{'median s':>9}{'min-max s':>13}{'events/s':>12}{'x Spark':>9}{'x ceiling':>11}")
+    for name, runs in seconds.items():
+        s = statistics.median(runs)
+        print(f"{name:<38}{s:>9.2f}{f'{min(runs):.2f}-{max(runs):.2f}':>13}{events / s:>12,.0f}"
+              f"{spark_s / s:>9.2f}{ceiling_s / s:>11.2f}")
 
 
 def chart(seconds: dict[str, float], events: int, path: Path) -> None:

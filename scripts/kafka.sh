@@ -38,8 +38,12 @@ resolve() {  # resolve <pom> <target dir> [mvn -D options]: copy the pom's runti
   command -v mvn >/dev/null || die "fetch: mvn not found; install Maven (apt-get install -y maven)"
   mkdir -p "$(dirname "$target")"
   rm -rf "$target.tmp"
-  mvn -q -B -Dstyle.color=never -f "$pom" "$@" dependency:copy-dependencies \
-    -DincludeScope=runtime -DoutputDirectory="$target.tmp"
+  if ! mvn -q -B -Dstyle.color=never -f "$pom" "$@" dependency:copy-dependencies \
+    -DincludeScope=runtime -DoutputDirectory="$target.tmp"; then
+    rm -rf "$target.tmp"
+    rmdir "$(dirname "$target")" 2>/dev/null || true  # a version folder made for nothing
+    die "fetch: Maven could not resolve the dependencies of $pom ${*:-} (its error is above)"
+  fi
   rm -rf "$target" && mv "$target.tmp" "$target"
   echo "kafka.sh: $(ls "$target" | wc -l) jars in $target"
 }

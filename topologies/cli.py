@@ -203,11 +203,16 @@ def _stop_and_flush(handle: TopologyHandle) -> None:
 
 def _cancelled_by_stop(error: BaseException) -> bool:
     """Whether ``error`` is Spark cancelling the batch's job because the query stopped (not a bolt's error)."""
-    from py4j.protocol import Py4JError
     from pyspark.errors import PySparkException
 
+    try:
+        from py4j.protocol import Py4JError
+    except ImportError:  # pyspark-client (Spark Connect only) comes without py4j
+        kinds: tuple[type[BaseException], ...] = (PySparkException,)
+    else:
+        kinds = (PySparkException, Py4JError)
     text = str(error)
-    return isinstance(error, PySparkException | Py4JError) and ("cancel" in text.lower() or "interrupt" in text.lower())
+    return isinstance(error, kinds) and ("cancel" in text.lower() or "interrupt" in text.lower())
 
 
 def summary(handle: TopologyHandle, output: str | Path, how: str) -> str:

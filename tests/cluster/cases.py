@@ -229,3 +229,26 @@ CASES = [
     Case("mixed", lambda d: write_json_files(d, keyed_rows()), mixed),
     Case("join", write_join, join),
 ]
+
+
+def write_all(root: Path) -> Path:
+    """Every case's input under ``root/data/<case>``; returns ``root``."""
+    for case in CASES:
+        case.write(root / "data" / case.name)
+    return root
+
+
+def driver_outputs(spark, root: Path) -> dict[str, list]:
+    """Each case run in driver mode in ``spark`` (a classic session) over ``root/data``: its outputs as JSON records."""
+    from tests.topologies.distributed_case import as_json
+    from tests.topologies.helpers import counting_clock
+    from topologies import SparkRunner
+
+    out = {}
+    for case in CASES:
+        runner = SparkRunner(spark, checkpoint_location=root / "ck-driver", clock=counting_clock())
+        handle = runner.submit(f"driver-{case.name.replace('_', '-')}", case.build(root / "data" / case.name),
+                               available_now=True)
+        assert handle.await_termination(300)
+        out[case.name] = as_json(handle.outputs())
+    return out

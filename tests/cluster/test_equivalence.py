@@ -19,10 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster.cases import CASES, PROBE_DIR
-from tests.topologies.distributed_case import as_json
-from tests.topologies.helpers import counting_clock
-from topologies import SparkRunner
+from tests.cluster.cases import CASES, PROBE_DIR, driver_outputs, write_all
 
 pytestmark = [pytest.mark.spark, pytest.mark.redis, pytest.mark.cluster]
 
@@ -32,22 +29,12 @@ RUNS = 3
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("equivalence")
-    for case in CASES:
-        case.write(root / "data" / case.name)
-    return root
+    return write_all(tmp_path_factory.mktemp("equivalence"))
 
 
 @pytest.fixture(scope="module")
 def driver_runs(spark, data) -> dict[str, list]:
-    out = {}
-    for case in CASES:
-        runner = SparkRunner(spark, checkpoint_location=data / "ck-driver", clock=counting_clock())
-        handle = runner.submit(f"driver-{case.name.replace('_', '-')}", case.build(data / "data" / case.name),
-                               available_now=True)
-        assert handle.await_termination(300)
-        out[case.name] = as_json(handle.outputs())
-    return out
+    return driver_outputs(spark, data)
 
 
 @pytest.fixture(scope="module")

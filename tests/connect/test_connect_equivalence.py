@@ -16,11 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster.cases import CASES
+from tests.cluster.cases import CASES, driver_outputs, write_all
 from tests.connect_fixtures import run_connect
-from tests.topologies.distributed_case import as_json
-from tests.topologies.helpers import counting_clock
-from topologies import SparkRunner
 
 pytestmark = [pytest.mark.spark, pytest.mark.connect, pytest.mark.redis]
 
@@ -29,22 +26,12 @@ MODES = [("driver", "memory"), ("driver", "redis"), ("distributed", "redis")]
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("connect-equivalence")
-    for case in CASES:
-        case.write(root / "data" / case.name)
-    return root
+    return write_all(tmp_path_factory.mktemp("connect-equivalence"))
 
 
 @pytest.fixture(scope="module")
 def classic_runs(spark, data) -> dict[str, list]:
-    out = {}
-    for case in CASES:
-        runner = SparkRunner(spark, checkpoint_location=data / "ck-classic", clock=counting_clock())
-        handle = runner.submit(f"classic-{case.name.replace('_', '-')}", case.build(data / "data" / case.name),
-                               available_now=True)
-        assert handle.await_termination(300)
-        out[case.name] = as_json(handle.outputs())
-    return out
+    return driver_outputs(spark, data)
 
 
 @pytest.fixture(scope="module")

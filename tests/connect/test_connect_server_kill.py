@@ -16,6 +16,7 @@ import json
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -49,13 +50,14 @@ def test_a_killed_connect_server_and_a_resubmit_give_the_fault_free_outputs(mode
     assert clean.submit("run", CASE.build(data), available_now=True).await_termination(300)
 
     server = ConnectServer(tmp_path)
+    name = f"run-{uuid.uuid4().hex[:8]}"  # the run's Redis is shared: namespaces of its own
     args = {"data": str(tmp_path / "data"), "checkpoint": str(tmp_path / "ck"), "output_dir": str(tmp_path / "out"),
-            "name": "run", "runs": [[CASE.name, mode, redis_url]], "url": server.url}
+            "name": name, "runs": [[CASE.name, mode, redis_url]], "url": server.url}
     try:
         client = subprocess.Popen([sys.executable, "-m", "tests.connect.connect_run", json.dumps(args)], cwd=REPO,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 600
-        while committed(tmp_path / "ck" / "run" / "spark") < 2 and client.poll() is None:
+        while committed(tmp_path / "ck" / name / "spark") < 2 and client.poll() is None:
             assert time.monotonic() < deadline, "no batch committed within 600 s"
             time.sleep(0.05)
         assert client.poll() is None, "the run ended before the kill: nothing was interrupted"
@@ -66,4 +68,4 @@ def test_a_killed_connect_server_and_a_resubmit_give_the_fault_free_outputs(mode
         run_connect("tests.connect.connect_run", {**args, "url": server.url})
     finally:
         server.stop()
-    assert output_files(tmp_path / "out" / "run") == output_files(tmp_path / "out-clean" / "run")
+    assert output_files(tmp_path / "out" / name) == output_files(tmp_path / "out-clean" / "run")

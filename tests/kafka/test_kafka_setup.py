@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -26,13 +27,32 @@ def kafka_sh(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     (("start",), "start: expected a port number; got '' instead"),
     (("start", "1"), "start: no jars in {home}/lib; run 'scripts/kafka.sh fetch' first"),
     (("stop", "1"), "stop: no instance recorded for port 1 in {home}/instances"),
-    (("connector-jars",), "connector-jars: no jars in {home}/jars; run 'scripts/kafka.sh fetch-connector' first"),
-    (("restart",), "expected one of: fetch, fetch-connector, connector-jars, start <port>, stop [port]; got 'restart'"),
+    (("connector-jars",), "connector-jars: no jars in {home}/{version}/jars; "
+                          "run 'scripts/kafka.sh fetch-connector {version}' first"),
+    (("connector-jars", "4.0.4"), "connector-jars: no jars in {home}/4.0.4/jars; "
+                                  "run 'scripts/kafka.sh fetch-connector 4.0.4' first"),
+    (("fetch-connector", "4.x"), "no Spark version for the connector: expected one like 4.2.0"),
+    (("restart",), "expected one of: fetch, fetch-connector [version], connector-jars [version], connector-version, "
+                   "start <port>, stop [port]; got 'restart'"),
 ])
 def test_the_broker_script_says_what_is_wrong(tmp_path, args, message):
-    result = kafka_sh(*args, SQUALL_KAFKA_HOME=str(tmp_path), SQUALL_SPARK_KAFKA_HOME=str(tmp_path))
+    result = kafka_sh(*args, SQUALL_KAFKA_HOME=str(tmp_path), SQUALL_SPARK_KAFKA_HOME=str(tmp_path),
+                      SQUALL_PYTHON=sys.executable)
     assert result.returncode != 0
-    assert f"kafka.sh: {message.format(home=tmp_path)}" in result.stderr
+    version = kafka_sh("connector-version", SQUALL_PYTHON=sys.executable).stdout.strip()
+    assert f"kafka.sh: {message.format(home=tmp_path, version=version)}" in result.stderr
+
+
+def test_the_connector_is_fetched_for_the_installed_pyspark_and_else_for_the_pinned_one(tmp_path):
+    pyspark = pytest.importorskip("pyspark")
+    assert kafka_sh("connector-version", SQUALL_PYTHON=sys.executable).stdout.strip() == pyspark.__version__
+    assert kafka_sh("connector-version", "4.0.4").stdout.strip() == "4.0.4"
+    no_pyspark = tmp_path / "python-without-pyspark"
+    no_pyspark.write_text("#!/bin/sh\nexec python3 -I -S \"$@\"\n")  # no site-packages: no pyspark
+    no_pyspark.chmod(0o755)
+    pinned = re.search(r'^PYSPARK_PINNED = "==([0-9.]+)"', (REPO / "setup.py").read_text(), re.M)
+    assert pinned, "setup.py has no PYSPARK_PINNED"
+    assert kafka_sh("connector-version", SQUALL_PYTHON=str(no_pyspark)).stdout.strip() == pinned[1]
 
 
 SCRIPT = textwrap.dedent("""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from topologies.spouts import KafkaSpout, MalformedRecordError, connector_jars
+from topologies.spouts import KafkaSpout, MalformedRecordError, connector_jars, kafka_connector
 from topologies.spouts.kafka_records import JSON_SIDE_COLUMNS, POSITION_COLUMNS, split_records
 from topologies.spouts.kafka_spout import _load, _value_fields
 
@@ -135,13 +135,29 @@ def test_a_session_without_the_connector_is_told_how_to_add_it():
 
 
 def test_connector_jars_lists_the_jars_or_says_how_to_fetch_them(tmp_path, monkeypatch):
+    version = "4.1.3"  # the installed pyspark's, as far as connector_jars knows
+    monkeypatch.setattr(kafka_connector, "pyspark_version", lambda: version)
     with pytest.raises(FileNotFoundError, match=r"run 'bash scripts/install_services\.sh'"):
         connector_jars(tmp_path)
-    for name in ("spark-sql-kafka-0-10_2.13-4.2.0.jar", "kafka-clients-3.9.2.jar", "notes.txt"):
+    for name in (f"spark-sql-kafka-0-10_2.13-{version}.jar", "kafka-clients-3.9.2.jar", "notes.txt"):
         (tmp_path / name).write_text("")
     assert connector_jars(tmp_path) == [str(tmp_path / "kafka-clients-3.9.2.jar"),
-                                        str(tmp_path / "spark-sql-kafka-0-10_2.13-4.2.0.jar")]
-    (tmp_path / "jars").mkdir()
-    (tmp_path / "jars" / "spark-sql-kafka-0-10_2.13-4.2.0.jar").write_text("")
+                                        str(tmp_path / f"spark-sql-kafka-0-10_2.13-{version}.jar")]
+    jars = tmp_path / version / "jars"  # the default: <home>/<installed version>/jars
+    jars.mkdir(parents=True)
+    (jars / f"spark-sql-kafka-0-10_2.13-{version}.jar").write_text("")
     monkeypatch.setenv("SQUALL_SPARK_KAFKA_HOME", str(tmp_path))
-    assert connector_jars() == [str(tmp_path / "jars" / "spark-sql-kafka-0-10_2.13-4.2.0.jar")]
+    assert connector_jars() == [str(jars / f"spark-sql-kafka-0-10_2.13-{version}.jar")]
+
+
+def test_connector_jars_refuse_another_versions_connector(tmp_path, monkeypatch):
+    monkeypatch.setattr(kafka_connector, "pyspark_version", lambda: "4.2.0")
+    (tmp_path / "spark-sql-kafka-0-10_2.13-4.0.4.jar").write_text("")
+    expected = r"no spark-sql-kafka-0-10 jar for pyspark 4\.2\.0 in .* \(it holds the connector for Spark 4\.0\.4\); "
+    with pytest.raises(FileNotFoundError, match=expected + r".*'scripts/kafka\.sh fetch-connector'"):
+        connector_jars(tmp_path)
+    monkeypatch.setenv("SQUALL_SPARK_KAFKA_HOME", str(tmp_path))  # holds 4.0.4/jars only
+    (tmp_path / "4.0.4" / "jars").mkdir(parents=True)
+    (tmp_path / "4.0.4" / "jars" / "spark-sql-kafka-0-10_2.13-4.0.4.jar").write_text("")
+    with pytest.raises(FileNotFoundError, match=r"4\.2\.0/jars; .*spark-sql-kafka-0-10_2\.13:4\.2\.0"):
+        connector_jars()

@@ -10,24 +10,17 @@ time are skipped; any other import failure fails the test.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path, PurePosixPath
 
 import pytest
 
+from tests.packaging.wheels import ROOT, bin_path, make_venv, run
+
 pytestmark = pytest.mark.packaging
 
-ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("squall", "windowing", "bolts", "state_backends", "topologies")
 OPTIONAL = ("pyspark", "redis", "happybase")  # extras the wheel does not install
-TIMEOUT = 900
-# Variables that would let the venv see the repo, or stop pip from building in isolation
-# (pyproject.toml needs setuptools>=68; the interpreter may have an older one).
-DROPPED_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PIP_NO_BUILD_ISOLATION", "PIP_USER")
 
 CHECK_SCRIPT = r"""
 import importlib, importlib.util, json, pkgutil, sys, sysconfig, traceback
@@ -83,61 +76,10 @@ print(json.dumps(report))
 """
 
 
-def _env() -> dict[str, str]:
-    return {key: value for key, value in os.environ.items() if key not in DROPPED_ENV}
-
-
-def _run(cmd: list[str], what: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run ``cmd``; on failure, fail the test with the command, its stdout tail and its whole stderr."""
-    try:
-        result = subprocess.run(cmd, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=TIMEOUT, check=False)
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"{what} timed out after {TIMEOUT}s:\n$ {' '.join(cmd)}\n{exc.stderr or ''}", pytrace=False)
-    if result.returncode != 0:
-        stdout_tail = "\n".join(result.stdout.splitlines()[-30:])
-        pytest.fail(
-            f"{what} failed (exit {result.returncode}):\n$ {' '.join(cmd)}\n"
-            f"--- stdout (last 30 lines) ---\n{stdout_tail}\n--- stderr ---\n{result.stderr}",
-            pytrace=False,
-        )
-    return result
-
-
-def _clone_files() -> list[str]:
-    """Paths a fresh clone plus new untracked, non-ignored files would hold (deleted files left out)."""
-    if shutil.which("git") is None or not (ROOT / ".git").exists():
-        pytest.skip(f"{ROOT} is not a git checkout; cannot tell which files a clone would hold")
-    listing = _run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], "git ls-files", ROOT)
-    return sorted({path for path in listing.stdout.split("\0") if path and (ROOT / path).is_file()})
-
-
-@pytest.fixture(scope="module")
-def clean_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    copy = tmp_path_factory.mktemp("clone") / "squall"
-    for path in _clone_files():
-        target = copy / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / path, target, follow_symlinks=False)
-    return copy
-
-
-@pytest.fixture(scope="module")
-def wheel(clean_copy: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    dist = tmp_path_factory.mktemp("dist")
-    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(dist), str(clean_copy)]
-    _run(cmd, "building the wheel", dist)
-    wheels = sorted(dist.glob("squall-*.whl"))
-    assert len(wheels) == 1, f"expected one squall wheel in {dist}, found {[w.name for w in dist.iterdir()]}"
-    return wheels[0]
-
-
 @pytest.fixture(scope="module")
 def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv (no system site packages) with the wheel and its dependencies installed."""
-    home = tmp_path_factory.mktemp("venv") / "env"
-    _run([sys.executable, "-m", "venv", str(home)], "creating the venv", home.parent)
-    _run([str(_bin(home, "python")), "-m", "pip", "install", str(wheel)], "installing the wheel", home.parent)
-    return home
+    return make_venv(tmp_path_factory.mktemp("venv") / "env", str(wheel))
 
 
 @pytest.fixture(scope="module")
@@ -146,13 +88,9 @@ def import_report(venv: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     script = workdir / "check_imports.py"
     script.write_text(CHECK_SCRIPT, encoding="utf-8")
     # -I: no PYTHON* variables, no user site, neither the script's folder nor the cwd on sys.path.
-    cmd = [str(_bin(venv, "python")), "-I", str(script), ",".join(PACKAGES), ",".join(OPTIONAL), str(ROOT)]
-    result = _run(cmd, "importing the installed packages", workdir)
+    cmd = [str(bin_path(venv, "python")), "-I", str(script), ",".join(PACKAGES), ",".join(OPTIONAL), str(ROOT)]
+    result = run(cmd, "importing the installed packages", workdir)
     return json.loads(result.stdout)
-
-
-def _bin(venv: Path, name: str) -> Path:
-    return venv / ("Scripts" if os.name == "nt" else "bin") / name
 
 
 def _package_dirs(copy: Path) -> list[PurePosixPath]:
@@ -226,5 +164,5 @@ def test_py_typed_is_installed(import_report):
 
 
 def test_console_script_runs(venv, tmp_path):
-    result = _run([str(_bin(venv, "squall")), "--help"], "squall --help", tmp_path)
+    result = run([str(bin_path(venv, "squall")), "--help"], "squall --help", tmp_path)
     assert "run" in result.stdout, f"`squall --help` does not mention the run command:\n{result.stdout}"

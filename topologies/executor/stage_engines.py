@@ -9,8 +9,8 @@ DataFrame of :data:`routed.SCHEMA`, Arrow from the source to the tasks and
 back, with no ``sparkContext``, RDD or JVM gateway, so a classic and a Spark
 Connect session run it alike. The spouts' frame is ``mapInArrow`` over the
 batch's DataFrame. A bolt's frame is the chunks addressed to it in its
-upstream frames plus one *tick* row per task (``o1`` = :data:`TICK`, no
-payload: every task runs, an idle one too, so it moves its time), shuffled
+upstream frames plus one *tick* row per task (its task number, every other
+column null: every task runs, an idle one too, so it moves its time), shuffled
 with ``repartition(parallelism, slot)`` where task ``i``'s slot is a number
 Spark's hash partitioning sends to partition ``i`` (:func:`task_slots`), so
 each task is alone in one Spark task; ``mapInArrow`` there groups the
@@ -30,7 +30,7 @@ moves, benchmarks without a cluster).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from functools import lru_cache, partial
+from functools import lru_cache, partial, reduce
 from typing import TYPE_CHECKING, Any, Protocol
 
 import topologies.executor.routed as routed
@@ -65,8 +65,6 @@ class StageEngine(Protocol):
         ...
 
 
-TICK = -1  # ``o1`` of a tick row: it makes its task run, and is not one of the task's chunks
-SLOT = "__squall_slot"
 _SEED = 42  # Spark's Murmur3Hash seed, the one its hash partitioning uses
 
 
@@ -111,7 +109,11 @@ def task_slots(parallelism: int) -> tuple[int, ...]:
 
 
 def _run_tasks(fn: TaskFn, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """A bolt's stage in one Spark partition: ``fn`` per task, in task order, over its chunks (ticks dropped)."""
+    """A bolt's stage in one Spark partition: ``fn`` per task, in task order, over its chunks (ticks dropped).
+
+    A tick row has only its task (``o1`` is null); with no upstream frame the
+    rows are ticks alone, without the other columns.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -119,31 +121,18 @@ def _run_tasks(fn: TaskFn, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.Rec
     if not parts:
         return
     rows = pa.Table.from_batches(parts)
-    ticks = pc.equal(rows.column("o1"), TICK)
+    chunks = rows.filter(pc.is_valid(rows.column("o1"))).select(routed.COLUMNS) if "o1" in rows.column_names else None
     for task in sorted(pc.unique(rows.column("task")).to_pylist()):
-        mine = pc.equal(rows.column("task"), task)
-        out = fn((task,), rows.filter(pc.and_(mine, pc.invert(ticks))))
-        yield from out.to_batches()
-
-
-def _ticks(spark: SparkSession, bolt: str, parallelism: int) -> DataFrame:
-    """One tick row per task of ``bolt``, in :data:`routed.SCHEMA`."""
-    from pyspark.sql import functions as F
-
-    none = F.lit(None)
-    return spark.range(parallelism).select(
-        F.lit(bolt).alias("target"), F.col("id").alias("task"), none.cast("string").alias("source"),
-        F.lit(TICK).cast("bigint").alias("source_task"), none.cast("string").alias("stream"),
-        *(F.lit(TICK).cast("bigint").alias(o) for o in ("o1", "o2", "o3", "o4")), none.cast("binary").alias("payload"),
-    )
+        mine = routed.empty() if chunks is None else chunks.filter(pc.equal(chunks.column("task"), task))
+        yield from fn((task,), mine).to_batches()
 
 
 def _slot(parallelism: int) -> Column:
-    """The column of each row's task slot (:func:`task_slots`)."""
+    """Each row's task slot (:func:`task_slots`), the column a stage is shuffled on."""
     from pyspark.sql import functions as F
 
-    slots = F.array(*(F.lit(s).cast("bigint") for s in task_slots(parallelism)))
-    return F.element_at(slots, F.col("task").cast("int") + 1)
+    slots = ", ".join(f"{s}L" for s in task_slots(parallelism))
+    return F.expr(f"element_at(array({slots}), CAST(task AS INT) + 1)")
 
 
 class SparkStages:
@@ -168,11 +157,12 @@ class SparkStages:
         """The bolt's chunks and ticks shuffled so task ``i`` is alone in partition ``i``, run there; persisted."""
         from pyspark.sql import functions as F
 
-        session = frames[0].sparkSession if frames else self.spark
-        inputs = _ticks(session, bolt, parallelism)
-        for frame in frames:
-            inputs = inputs.unionByName(frame.filter(F.col("target") == bolt))
-        placed = inputs.withColumn(SLOT, _slot(parallelism)).repartition(parallelism, SLOT).drop(SLOT)
+        ticks = (frames[0].sparkSession if frames else self.spark).range(0, parallelism, 1, 1)
+        inputs = ticks.withColumnRenamed("id", "task")  # one row per task, made by one Spark task
+        if frames:
+            chunks = reduce(lambda a, b: a.unionByName(b), (f.filter(F.col("target") == bolt) for f in frames))
+            inputs = chunks.unionByName(inputs, allowMissingColumns=True)
+        placed = inputs.repartition(parallelism, _slot(parallelism))
         out = placed.mapInArrow(partial(_run_tasks, fn), routed.SCHEMA).persist()
         return out, self.driver_rows(out)
 

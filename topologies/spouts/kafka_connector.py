@@ -30,7 +30,7 @@ def pyspark_version() -> str | None:
 
 
 def connector_home() -> Path:
-    """Where the connectors are cached, one folder per version: ``$SQUALL_SPARK_KAFKA_HOME`` or ``<repo>/.cache/spark-kafka``."""
+    """The connectors' cache, a folder per version: ``$SQUALL_SPARK_KAFKA_HOME`` or ``<repo>/.cache/spark-kafka``."""
     home = os.environ.get(ENV)
     return Path(home) if home else _REPO / ".cache" / "spark-kafka"
 
