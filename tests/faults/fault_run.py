@@ -38,7 +38,7 @@ STEP = 1_000
 
 def _points() -> dict[str, tuple[Any, str, str]]:
     """Each kill point: (owner, attribute, "before" or "after" the call)."""
-    from topologies.executor import DriverExecutor, OutputLog, stored
+    from topologies.executor import BatchExecutor, OutputLog, stored
     from topologies.executor import runtime as runtime_module
     from topologies.executor.flush_record import FlushRecord
     from topologies.executor.stored import TaskStore
@@ -51,7 +51,7 @@ def _points() -> dict[str, tuple[Any, str, str]]:
         # Every task committed, the batch's outputs not written.
         "before-outputs": (OutputLog, "write", "before-batch"),
         # The batch ran, committed and wrote its outputs; Spark has not committed it.
-        "before-spark-commit": (DriverExecutor, "run", "after"),
+        "before-spark-commit": (BatchExecutor, "run", "after"),
         # The flush is recorded as begun; no task closed yet.
         "flush-begun": (FlushRecord, "begin", "after"),
         # Some tasks closed (their final panes routed), others not.
@@ -62,7 +62,7 @@ def _points() -> dict[str, tuple[Any, str, str]]:
 
 
 def _install(kill: dict[str, Any] | None, marker: Path) -> Counter[str]:
-    from topologies.executor import DriverExecutor
+    from topologies.executor import BatchExecutor
 
     hits: Counter[str] = Counter()  # per point, in all
     in_batch: Counter[tuple[str, int | None]] = Counter()  # per point and batch id (None: outside batches)
@@ -79,16 +79,16 @@ def _install(kill: dict[str, Any] | None, marker: Path) -> Counter[str]:
     for point, (owner, attribute, when) in _points().items():
         original = getattr(owner, attribute)
         setattr(owner, attribute, _hooked(original, point, when, maybe_kill))
-    run = DriverExecutor.run
+    run = BatchExecutor.run
 
-    def tracked(self: Any, batch_id: int, spout_rows: Any) -> None:
+    def tracked(self: Any, batch_id: int, *args: Any, **kwargs: Any) -> None:
         current[0] = batch_id
         try:
-            run(self, batch_id, spout_rows)
+            run(self, batch_id, *args, **kwargs)
         finally:
             current[0] = None
 
-    DriverExecutor.run = tracked  # type: ignore[method-assign]
+    BatchExecutor.run = tracked  # type: ignore[method-assign]
     return hits
 
 
@@ -109,19 +109,19 @@ def _hooked(original: Callable[..., Any], point: str, when: str, reach: Callable
 
 
 def _hold_after(batch_id: int, checkpoint: Path) -> None:
-    from topologies.executor import DriverExecutor
+    from topologies.executor import BatchExecutor
 
-    original = DriverExecutor.run
+    original = BatchExecutor.run
 
-    def run_then_hold(self: Any, bid: int, spout_rows: Any) -> None:
-        original(self, bid, spout_rows)
+    def run_then_hold(self: Any, bid: int, *args: Any, **kwargs: Any) -> None:
+        original(self, bid, *args, **kwargs)
         if bid == batch_id:
             (checkpoint / "held").touch()
             deadline = time.monotonic() + 300
             while not (checkpoint / "release").exists() and time.monotonic() < deadline:
                 time.sleep(0.05)
 
-    DriverExecutor.run = run_then_hold  # type: ignore[method-assign]
+    BatchExecutor.run = run_then_hold  # type: ignore[method-assign]
 
 
 def main() -> None:
