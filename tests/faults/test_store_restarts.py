@@ -1,10 +1,10 @@
 """The state store restarted mid-run, and a Python worker killed inside ``execute``: nothing lost, nothing twice.
 
 The Redis server (with an append-only file, as a production Redis that must
-not lose commits) is killed while the query runs and started again half a
-second later; the HBase Thrift server the query talks to is killed and started
-again (a JVM: back within seconds, so the URL's ``retry_seconds`` allows a
-minute). The query rides through on the backends' retries and its outputs
+not lose commits) is killed while the query runs and started again once the
+query has tried to reach it; the HBase Thrift server the query talks to is
+killed and started again the same way (a JVM: back within seconds, so the URL's
+``retry_seconds`` allows a minute). The query rides through on the backends' retries and its outputs
 equal a run without faults. Under ``local-cluster`` (two executor processes)
 the Python worker running a bolt task kills itself in ``execute``; Spark runs
 the task again, and the outputs equal the fault-free run's.
@@ -12,6 +12,7 @@ the task again, and the outputs equal the fault-free run's.
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 
@@ -56,14 +57,30 @@ def _when_held(query: Query, action) -> threading.Thread:
     return thread
 
 
-def _restart_mid_run(query: Query, stop, start, expected) -> None:
-    """Run ``query``; right after batch 1, ``stop()`` the store, let batch 2 start, ``start()`` it 0.5 s later."""
+def _refuse_one_connection(port: int, timeout: float = 120.0) -> None:
+    """Listen on ``port`` until one client connects (or ``timeout`` passes), and close that connection unanswered.
+
+    While the store is down this stands in its place, so the server comes back
+    only after the query has tried to reach it: a fixed pause would race Spark's
+    planning of the next batch on a loaded machine.
+    """
+    with socket.create_server(("127.0.0.1", port)) as listener:
+        listener.settimeout(timeout)
+        try:
+            connection, _ = listener.accept()
+        except TimeoutError:
+            return
+        connection.close()
+
+
+def _restart_mid_run(query: Query, server, expected) -> None:
+    """Run ``query``; right after batch 1, kill the store, let batch 2 start, start the store once batch 2 asked for it."""
 
     def restart(release) -> None:
-        stop()  # batch 2 starts while the server is away
+        server.kill()  # batch 2 starts while the server is away
         release()
-        time.sleep(0.5)
-        start()
+        _refuse_one_connection(server.port)
+        server.start()
 
     thread = _when_held(query, restart)
     result = query.run(hold_after=1)
@@ -78,7 +95,7 @@ def test_redis_restarted_mid_run_loses_nothing(data, expected, tmp_path):
     server = RedisServer("--appendonly", "yes", "--appendfsync", "always", workdir=tmp_path)
     try:
         query = Query(data, tmp_path / "run", f"redis://127.0.0.1:{server.port}/0")
-        _restart_mid_run(query, server.kill, server.start, expected)
+        _restart_mid_run(query, server, expected)
     finally:
         server.stop()
 
@@ -89,7 +106,7 @@ def test_hbase_thrift_server_restarted_mid_run_loses_nothing(data, expected, tmp
     thrift.start()
     try:
         query = Query(data, tmp_path / "run", f"hbase://127.0.0.1:{thrift.port}/squalltest?retry_seconds=60")
-        _restart_mid_run(query, thrift.kill, thrift.start, expected)
+        _restart_mid_run(query, thrift, expected)
     finally:
         thrift.kill()
 
