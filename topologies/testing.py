@@ -14,7 +14,7 @@ in stays as configured and can be given to another harness or a topology.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from os import PathLike
@@ -27,12 +27,12 @@ from bolts import (
     Tuple,
     WindowedBoltExecutor,
     WindowStore,
-    make_task,
 )
-from bolts.instance_fields import FIELD_PREFIX, InstanceFields
+from bolts.instance_fields import InstanceFields
 from bolts.tuples import DEFAULT_STREAM
 from state_backends import open_backend
-from topologies.executor.stored import TaskStore, commit_task
+from topologies.executor.stored import TaskStore, build_stored, commit_task
+from topologies.executor.tasks import EmitBuffer
 from windowing import Duration, TupleWindow
 from windowing.duration import as_duration
 
@@ -52,6 +52,18 @@ class Activation:
     def values(self, field: str) -> list[Any]:
         """The values of ``field`` of the window's tuples, in window order."""
         return [t[field] for t in self.tuples]
+
+
+class _Recorder(EmitBuffer):
+    """The harness task's emit sink: each emission is recorded the moment it is emitted, with its time."""
+
+    def __init__(self, record: Callable[[str, list[Any]], None]) -> None:
+        super().__init__()
+        self.record = record
+
+    def __call__(self, stream: str, values: list[Any]) -> None:
+        """Record one emitted tuple."""
+        self.record(stream, values)
 
 
 @dataclass(frozen=True)
@@ -144,28 +156,26 @@ class BoltHarness:
         # The caller's bolt is never run (prepare() would leave a collector and state on it, which cannot be
         # copied or pickled): the harness runs its own copy, and keeps a fresh one for restart().
         self._template = copy.deepcopy(bolt)
-        self.bolt = copy.deepcopy(self._template)
         self._committed = _Committed(0, 0, 0, start_time_ms)
         self._acked: set[int] = set()
         self._log: list[Tuple] = []  # every tuple fed, for the replaying source of restart()
         self._batch_id = 0
         self._now = start_time_ms
-        self.task = self._build(self.bolt, start_time_ms)
+        self.task = self._build(start_time_ms)
         self._note_watermark()
 
-    def _build(self, bolt: BaseBolt, start_time_ms: int) -> BoltTask:
-        inputs = [(self.source_component, s) for s in self.streams]
-        task = make_task(
-            bolt, component=self.component, input_streams=inputs, start_time_ms=start_time_ms,
-            observer=self._record, store=self._store, watermark_at_batch_end=self.watermark_per_batch,
+    def _build(self, start_time_ms: int) -> BoltTask:
+        """A task of a fresh copy of the bolt, built as every squall task is, resumed from the last commit."""
+        built = build_stored(
+            self._template, self._store, component=self.component, index=0, parallelism=1,
+            inputs=[(self.source_component, s) for s in self.streams], conf=self.conf, start_time_ms=start_time_ms,
+            observer=self._record, sink=_Recorder(self._emit), watermark_at_batch_end=self.watermark_per_batch,
         )
-        if isinstance(task, WindowedBoltExecutor):
-            task.ack_listener = self._ack
-        self._attributes = InstanceFields(task.bolt, self.component)
-        self._attributes.track_prepare(lambda: task.prepare(self.conf, self._emit))
-        if self._store is not None:  # the bolt's attributes as the last commit left them
-            self._attributes.restore(self._store.scan(FIELD_PREFIX))
-        return task
+        if isinstance(built.task, WindowedBoltExecutor):
+            built.task.ack_listener = self._ack
+        self.bolt = built.task.bolt
+        self._attributes = built.fields
+        return built.task
 
     # Stateful bolts: commit and crash ---------------------------------------------------------
     def commit(self, batch_id: int | None = None) -> int:
@@ -198,8 +208,7 @@ class BoltHarness:
         replay = getattr(self, "_committed_log", [])
         self._log = list(replay)
         self._acked = set()
-        self.bolt = copy.deepcopy(self._template)
-        self.task = self._build(self.bolt, c.now)
+        self.task = self._build(c.now)
         task = self._stateful_task("restart")
         if getattr(task, "recovering", False):
             for tup in replay:

@@ -74,7 +74,7 @@ def _refuse_one_connection(port: int, timeout: float = 120.0) -> None:
 
 
 def _restart_mid_run(query: Query, server, expected) -> None:
-    """Run ``query``; right after batch 1, kill the store, let batch 2 start, start the store once batch 2 asked for it."""
+    """Run ``query``; after batch 1 kill the store, let batch 2 start, start the store once batch 2 asked for it."""
 
     def restart(release) -> None:
         server.kill()  # batch 2 starts while the server is away

@@ -22,18 +22,17 @@ retried Spark task routes as its first attempt did.
 
 from __future__ import annotations
 
+from collections import ChainMap
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bolts import Fields
 from bolts.codecs.value_codec import pack_value, unpack_value
 from bolts.task_input import TaskInput
 from topologies.executor.batch_layout import PARTITION_COLUMN, BatchLayout, SpoutStreams
+from topologies.executor.routing import CounterKey, RoutingTable
 from topologies.executor.runtime import SPOUT_TASK
 from topologies.executor.worker import StageSpec, run_one
-from topologies.groupings import Grouping
-from topologies.topology import Topology
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -45,35 +44,6 @@ SCHEMA = (
     "o1 bigint, o2 bigint, o3 bigint, o4 bigint, payload binary"
 )
 COLUMNS = ("target", "task", "source", "source_task", "stream", "o1", "o2", "o3", "o4", "payload")
-
-CounterKey = tuple[str, int, str, str]
-
-
-@dataclass(frozen=True)
-class RoutingTable:
-    """What routing needs of a topology, small enough to ship with every stage.
-
-    ``streams``: each component's streams and their fields; ``subscribers``:
-    per ``(component, stream)``, each subscribing bolt, its grouping and its
-    task count; ``position``: each component's ``o1`` (spouts 0, bolts
-    ``1 + topological position``).
-    """
-
-    streams: Mapping[str, Mapping[str, Fields]]
-    subscribers: Mapping[tuple[str, str], tuple[tuple[str, Grouping, int], ...]]
-    position: Mapping[str, int]
-
-    @classmethod
-    def of(cls, topology: Topology) -> RoutingTable:
-        """The routing table of ``topology``."""
-        subscribers = {
-            key: tuple((bolt, grouping, topology.bolts[bolt].parallelism) for bolt, grouping in subs)
-            for key, subs in topology.subscribers.items()
-        }
-        position = {sid: 0 for sid in topology.spouts} | {bid: 1 + i for i, bid in enumerate(topology.order)}
-        streams = {c: dict(s) for c, s in topology.streams.items()}
-        return cls(streams, subscribers, position)
-
 
 class Chunks:
     """Rows of :data:`SCHEMA` being built, column by column."""
@@ -161,16 +131,13 @@ def route_spout_partition(
         for stream_index, (stream, rows) in enumerate(tables.items()):
             counts.append([sid, stream, rows.num_rows])
             order = (0, partition, spout_index, stream_index)
-            subscribers = routing.subscribers.get((sid, stream))
-            if not subscribers:
+            if routing.is_output(sid, stream):
                 chunks.add(OUT, 0, sid, SPOUT_TASK, stream, order, ipc_bytes(rows))
                 continue
-            fields = routing.streams[sid][stream]
-            for bolt, grouping, n in subscribers:
-                counter = starts.get((sid, SPOUT_TASK, stream, bolt), 0) + partition
-                for task, share in enumerate(grouping.split(rows, fields, n, counter)):
-                    if share.num_rows:
-                        chunks.add(bolt, task, sid, SPOUT_TASK, stream, order, ipc_bytes(share))
+            shares = routing.table_shares(sid, SPOUT_TASK, stream, rows, lambda key: starts.get(key, 0) + partition)
+            for bolt, task, share in shares:
+                if share.num_rows:
+                    chunks.add(bolt, task, sid, SPOUT_TASK, stream, order, ipc_bytes(share))
     chunks.add(STATUS, partition, "", SPOUT_TASK, "", (0, partition, 0, 0), pack_value(counts))
     yield from chunks.table().to_batches()
 
@@ -238,25 +205,21 @@ def run_task_group(
     order = (routing.position[component], task, 0, 0)
     shares: dict[tuple[str, int], list[list[Any]]] = {}
     outputs: list[list[Any]] = []
-    counters: dict[tuple[str, str], int] = {}
+    moved: dict[CounterKey, int] = {}  # the counters this task moved; the rest stay as the batch started them
+    counters = ChainMap(moved, dict(starts))
     for stream, values in result.emissions:
-        subscribers = routing.subscribers.get((component, stream))
-        if not subscribers:
+        if routing.is_output(component, stream):
             outputs.append([stream, list(values)])
             continue
-        fields = routing.streams[component][stream]
-        for bolt, grouping, n in subscribers:
-            counter = counters.get((stream, bolt), starts.get((component, task, stream, bolt), 0))
-            counters[stream, bolt] = counter + 1
-            for target in grouping.targets(values, fields, n, counter):
-                shares.setdefault((bolt, target), []).append([stream, list(values)])
+        for target in routing.row_targets(counters, component, task, stream, values):
+            shares.setdefault(target, []).append([stream, list(values)])
     chunks = Chunks()
     for (bolt, target), items in shares.items():
         chunks.add(bolt, target, component, task, "", order, pack_value(items))
     if outputs:
         chunks.add(OUT, task, component, task, "", order, pack_value(outputs))
     status = TaskStatus(task, result.watermark, result.fired, result.late, result.state_bytes, len(batch),
-                        len(result.emissions), tuple((s, b, n) for (s, b), n in counters.items()))
+                        len(result.emissions), tuple((s, b, n) for (_, _, s, b), n in moved.items()))
     chunks.add(STATUS, task, component, task, "", order, status.pack())
     return chunks.table()
 

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 from bolts import BoltTask
 from bolts.task_input import TaskInput
 from topologies.executor.batch_layout import SpoutBatch, SpoutStreams
-from topologies.executor.stored import BackendStores, TaskStore, resume, run_stored
-from topologies.executor.tasks import BuiltTask, build_task, lowest_watermark, run_task, takes_watermarks
+from topologies.executor.routing import CounterKey, RoutingTable
+from topologies.executor.stored import BackendStores, TaskStore, build_stored, run_stored
+from topologies.executor.tasks import BuiltTask, lowest_watermark, run_task, takes_watermarks
 from topologies.executor.wire import Emission
 from topologies.metrics import BoltMetrics
 from topologies.topology import Topology
@@ -43,23 +44,24 @@ class Output:
 class Router:
     """Groups emitted tuples: appends each to the input of every task its groupings choose.
 
-    A task's input is a :class:`bolts.TaskInput`: a spout's Arrow batch is cut
-    into per-task tables with the groupings computed on columns
-    (:meth:`Grouping.split`), and what bolts emit is appended as rows; no
-    ``Tuple`` is built here. Emissions on a stream nobody subscribes to become
-    :class:`Output` records. Shuffle counters are part of the router's state,
-    so routing is deterministic.
+    Where each tuple goes is the :class:`~topologies.executor.routing.RoutingTable`'s
+    answer, the one the distributed stages use too. A task's input is a
+    :class:`bolts.TaskInput`: a spout's Arrow batch is cut into per-task
+    tables with the groupings computed on columns (:meth:`Grouping.split`),
+    and what bolts emit is appended as rows; no ``Tuple`` is built here.
+    Emissions on a stream nobody subscribes to become :class:`Output` records.
+    Shuffle counters are part of the router's state, so routing is deterministic.
     """
 
     def __init__(self, topology: Topology) -> None:
-        self.topology = topology
+        self.routing = RoutingTable.of(topology)
         self.queues: dict[str, list[TaskInput]] = {
             b: [TaskInput() for _ in range(spec.parallelism)] for b, spec in topology.bolts.items()
         }
-        self.counters: dict[tuple[str, int, str, str], int] = {}
+        self.counters: dict[CounterKey, int] = {}
         self.outputs: list[Output] = []
-        self._batch_start: dict[tuple[str, int, str, str], int] = {}
-        self._partition_seen: dict[tuple[tuple[str, int, str, str], int], int] = {}
+        self._batch_start: dict[CounterKey, int] = {}
+        self._partition_seen: dict[tuple[CounterKey, int], int] = {}
 
     def begin_batch(self) -> None:
         """Mark the start of a batch: partition ``p`` of a spout's rows counts from the counter here plus ``p``."""
@@ -68,18 +70,12 @@ class Router:
 
     def route(self, component: str, task: int, stream: str, values: Sequence[Any]) -> None:
         """Deliver one emitted tuple to its subscribers' inputs, or record it as an output."""
-        subscribers = self.topology.subscribers.get((component, stream))
-        if not subscribers:
+        if self.routing.is_output(component, stream):
             self.outputs.append(Output(component, task, stream, list(values)))
             return
-        fields = self.topology.streams[component][stream]
-        for bolt, grouping in subscribers:
-            key = (component, task, stream, bolt)
-            counter = self.counters.get(key, 0)
-            self.counters[key] = counter + 1
-            queues = self.queues[bolt]
-            for target in grouping.targets(values, fields, len(queues), counter):
-                queues[target].append_row(component, task, stream, fields, values)
+        fields = self.routing.fields(component, stream)
+        for bolt, target in self.routing.row_targets(self.counters, component, task, stream, values):
+            self.queues[bolt][target].append_row(component, task, stream, fields, values)
 
     def route_table(self, component: str, task: int, stream: str, table: pa.Table, partition: int = 0) -> None:
         """Deliver a table of tuples (columns named as the stream's fields) read in Spark partition ``partition``.
@@ -89,20 +85,20 @@ class Router:
         partition can be routed on its own, on any executor, with the same
         result; in a batch of one partition this is :meth:`route` row by row.
         """
-        subscribers = self.topology.subscribers.get((component, stream))
-        fields = self.topology.streams[component][stream]
-        if not subscribers:
+        fields = self.routing.fields(component, stream)
+        if self.routing.is_output(component, stream):
             for values in zip(*(table.column(f).to_pylist() for f in fields), strict=True):
                 self.outputs.append(Output(component, task, stream, list(values)))
             return
-        for bolt, grouping in subscribers:
-            key = (component, task, stream, bolt)
+
+        def first_counter(key: CounterKey) -> int:
             seen = self._partition_seen.get((key, partition), 0)
-            counter = self._batch_start.get(key, 0) + partition + seen
             self._partition_seen[key, partition] = seen + table.num_rows
             self.counters[key] = self.counters.get(key, 0) + table.num_rows
-            for target, part in enumerate(grouping.split(table, fields, len(self.queues[bolt]), counter)):
-                self.queues[bolt][target].append_table(component, task, stream, fields, part)
+            return self._batch_start.get(key, 0) + partition + seen
+
+        for bolt, target, share in self.routing.table_shares(component, task, stream, table, first_counter):
+            self.queues[bolt][target].append_table(component, task, stream, fields, share)
 
     def take(self, bolt: str, task: int) -> TaskInput:
         """The input queued for ``task`` of ``bolt``, emptying its queue."""
@@ -202,12 +198,11 @@ class TopologyRuntime:
     def _slot(self, bid: str, index: int) -> TaskSlot:
         spec = self.topology.bolts[bid]
         store = self.stores(bid, index)
-        built = build_task(
-            spec.bolt, component=bid, index=index, parallelism=spec.parallelism,
+        built = build_stored(
+            spec.bolt, store, component=bid, index=index, parallelism=spec.parallelism,
             inputs=[(s.component, s.stream) for s in spec.subscriptions], conf=self.conf,
-            start_time_ms=self.start_time_ms, store=store, persist_windows=True, observer=partial(self._on_window, bid),
+            start_time_ms=self.start_time_ms, persist_windows=True, observer=partial(self._on_window, bid),
         )
-        resume(built, store)
         return TaskSlot(bid, index, built, store)
 
     def _on_window(self, bid: str, window: Any) -> None:

@@ -17,13 +17,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from bolts import BoltTask, PlainBoltTask
+from bolts import BaseBolt, BoltTask, PlainBoltTask
 from bolts.codecs.value_codec import pack_value, unpack_value
 from bolts.instance_fields import FIELD_PREFIX, InstanceFields
 from bolts.task_input import TaskInput
 from state_backends import Namespace, StateBackend, decode, encode
 from state_backends.base import check_namespace
-from topologies.executor.tasks import BuiltTask, run_task
+from topologies.executor.routing import CounterKey
+from topologies.executor.tasks import BuiltTask, build_task, run_task
 from topologies.executor.wire import Emission, decode_emissions, encode_emissions
 
 # Apart from the bolt executors' keys (meta, c/, d/, e/, i/, u/, p/, t/, x/, w/, b/) and the attributes' (f/).
@@ -31,7 +32,6 @@ OUTPUTS_KEY = b"o/batch"
 TASK_KEY = b"s/task"
 ROUTER = "__router"
 
-CounterKey = tuple[str, int, str, str]
 
 
 def namespace_name(topology: str, component: str, index: int | None = None) -> str:
@@ -117,6 +117,19 @@ def check_not_ahead(store: TaskStore, batch_id: int, where: str) -> int | None:
         )
         raise RuntimeError(msg)
     return committed
+
+
+def build_stored(bolt: BaseBolt, store: TaskStore | None, **options: Any) -> BuiltTask:
+    """A task of ``bolt`` built over ``store`` and brought to its last commit (:func:`build_task`, then :func:`resume`).
+
+    ``options`` are :func:`build_task`'s. With no store the task starts empty.
+    The placements and :class:`~topologies.testing.BoltHarness` build every
+    stored task this way, so they resume a task alike.
+    """
+    built = build_task(bolt, store=store, **options)
+    if store is not None:
+        resume(built, store)
+    return built
 
 
 def resume(built: BuiltTask, store: TaskStore) -> None:

@@ -1,4 +1,8 @@
-"""Building one bolt task and running it on one batch: shared by the driver and by Spark's Python workers."""
+"""Building one bolt task and running it on one batch.
+
+Every task squall runs is built here: by the driver placement, in Spark's
+Python workers, and by :class:`~topologies.testing.BoltHarness`.
+"""
 
 from __future__ import annotations
 
@@ -41,20 +45,24 @@ class BuiltTask:
 def build_task(
     bolt: BaseBolt, *, component: str, index: int, parallelism: int, inputs: Iterable[tuple[str, str]],
     conf: Mapping[str, Any], start_time_ms: int, store: Any = None, persist_windows: bool = False,
-    observer: Callable[[Any], None] | None = None,
+    observer: Callable[[Any], None] | None = None, sink: EmitBuffer | None = None,
+    watermark_at_batch_end: bool = True,
 ) -> BuiltTask:
     """A prepared task of ``bolt`` (its own deep copy, as Storm gives each task its own instance) and its sink.
 
-    With a ``store`` that holds a commit, the task resumes from it while prepared.
-    Event-time tasks emit their watermark at the end of every batch (as Spark's
-    ``withWatermark`` moves at batch boundaries) as well as on their watermark
-    interval, so a run's windows and late tuples do not depend on machine speed.
+    With a ``store`` that holds a commit, the task resumes its windows from it
+    while prepared (:func:`~topologies.executor.stored.resume` then sets the
+    bolt's attributes). Emissions go to ``sink`` (a new :class:`EmitBuffer`
+    by default). With ``watermark_at_batch_end`` event-time tasks emit their
+    watermark at the end of every batch (as Spark's ``withWatermark`` moves at
+    batch boundaries) as well as on their watermark interval, so a run's
+    windows and late tuples do not depend on machine speed.
     """
-    sink = EmitBuffer()
+    sink = EmitBuffer() if sink is None else sink
     task = make_task(
         copy.deepcopy(bolt), component=component, input_streams=list(inputs), start_time_ms=start_time_ms,
         task_index=index, parallelism=parallelism, observer=observer, store=store, persist_windows=persist_windows,
-        watermark_at_batch_end=True,
+        watermark_at_batch_end=watermark_at_batch_end,
     )
     fields = InstanceFields(task.bolt, component)
     fields.track_prepare(lambda: task.prepare(dict(conf), sink))

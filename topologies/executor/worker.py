@@ -26,8 +26,8 @@ from typing import Any
 from bolts import BaseBolt
 from bolts.task_input import TaskInput
 from state_backends import StateBackend, open_backend
-from topologies.executor.stored import TaskStore, namespace_name, resume, run_stored
-from topologies.executor.tasks import BuiltTask, build_task, run_task
+from topologies.executor.stored import TaskStore, build_stored, namespace_name, run_stored
+from topologies.executor.tasks import BuiltTask, run_task
 from topologies.executor.wire import Emission
 
 
@@ -119,9 +119,8 @@ def run_one(spec: StageSpec, index: int, batch: TaskInput) -> TaskResult:
 
 def _build(spec: StageSpec, index: int, store: TaskStore) -> _Cached:
     fired = FiredCounter()
-    built = build_task(
-        spec.bolt, component=spec.component, index=index, parallelism=spec.parallelism, inputs=spec.inputs,
-        conf=spec.conf, start_time_ms=spec.now_ms or 0, store=store, persist_windows=True, observer=fired,
+    built = build_stored(
+        spec.bolt, store, component=spec.component, index=index, parallelism=spec.parallelism, inputs=spec.inputs,
+        conf=spec.conf, start_time_ms=spec.now_ms or 0, persist_windows=True, observer=fired,
     )
-    resume(built, store)
     return _Cached(spec.generation, built, store, fired, store.committed_batch_id())

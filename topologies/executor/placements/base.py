@@ -20,13 +20,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from topologies.executor.routing import CounterKey
 from topologies.executor.runtime import Output
 from topologies.metrics import BoltMetrics
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-CounterKey = tuple[str, int, str, str]
 
 
 @dataclass

@@ -28,13 +28,13 @@ from bolts.codecs.value_codec import unpack_value
 from topologies.executor.batch_layout import BatchLayout
 from topologies.executor.placements.base import BatchResult, CounterKey
 from topologies.executor.routed import (
-    RoutingTable,
     TaskStatus,
     outputs_of,
     route_spout_partition,
     run_task_group,
     statuses_of,
 )
+from topologies.executor.routing import RoutingTable
 from topologies.executor.runtime import SPOUT_TASK, Output
 from topologies.executor.stage_engines import SparkStages, StageEngine
 from topologies.executor.tasks import lowest_watermark
