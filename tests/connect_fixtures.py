@@ -31,13 +31,18 @@ class ConnectServer:
     """A Spark Connect server child process (its own JVM and driver) on 127.0.0.1."""
 
     def __init__(self, workdir: Path, master: str = "local[2]", port: int | None = None,
-                 jars: list[str] | None = None) -> None:
+                 jars: list[str] | None = None, python: str | None = None) -> None:
+        """``python``: the interpreter of the server's Python processes; by default the tests' own, with the
+        checkout on their path. Given one, they see neither the checkout nor the tests' site-packages, as on a
+        cluster whose Python knows nothing of squall."""
         import pyspark
 
         self.home = Path(pyspark.__file__).parent
         self.port = port or free_port()
         self.master = master
         self.jars = list(jars or [])
+        self.python = python
+        self.workdir = workdir
         self.log = workdir / f"connect-{self.port}.log"
         self.proc: subprocess.Popen[bytes] | None = None
         self.start()
@@ -57,10 +62,17 @@ class ConnectServer:
             *(["--jars", ",".join(self.jars)] if self.jars else []),
             "spark-internal",
         ]
-        env = {**os.environ, "SPARK_HOME": str(self.home), "PYSPARK_PYTHON": sys.executable,
-               "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+        env = {**os.environ, "SPARK_HOME": str(self.home)}
+        if self.python is None:
+            env |= {"PYSPARK_PYTHON": sys.executable,
+                    "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+            cwd = REPO
+        else:  # python -m pyspark.daemon puts its working directory on sys.path: keep the checkout out of it
+            env["PYSPARK_PYTHON"] = self.python
+            env.pop("PYTHONPATH", None)
+            cwd = self.workdir
         with self.log.open("ab") as log:
-            self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=REPO,
+            self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=cwd,
                                          start_new_session=True)
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:

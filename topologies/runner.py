@@ -13,6 +13,7 @@ from state_backends.urls import scheme_of
 from topologies.executor import PLACEMENTS, BatchExecutor, Output
 from topologies.executor.batch_log import DEFAULT_OUTPUTS_IN_MEMORY, OutputLog, OutputSink, to_json, wall_clock_ms
 from topologies.executor.remote.batch_function import BatchFunction, RunSpec, build_executor
+from topologies.executor.remote.carried_code import carried
 from topologies.executor.remote.run_files import RunReader
 from topologies.executor.ship import ship_code as ship_to_executors
 from topologies.executor.storage import is_local, local_path
@@ -347,8 +348,9 @@ class SparkRunner:
         """
         self._check_submit(name, topology, available_now)
         # The bolts run in other processes in distributed mode, and under Spark Connect in every mode.
+        shipped = None
         if self.ship_code and (self.remote or PLACEMENTS[self.mode].shared_state):
-            ship_to_executors(self.spark, topology)  # before any stage, a pending flush's too
+            shipped = ship_to_executors(self.spark, topology)  # before any stage, a pending flush's too
         spec = RunSpec(
             name=name, topology=topology, mode=self.mode, state=self.state,
             checkpoint_location=self.checkpoint_location, conf=self.conf, output_dir=self.output_dir,
@@ -362,7 +364,9 @@ class SparkRunner:
         from topologies.executor import BatchLayout
 
         df = BatchLayout(topology).dataframe(self.spark, topology, self.heartbeat and not available_now)
-        function = BatchFunction(spec, None if self.remote else executor)
+        function: Any = BatchFunction(spec, None if self.remote else executor)
+        if self.remote and shipped is not None:  # the server's foreachBatch process does not see the artifacts
+            function = carried(function, shipped)
         writer = (
             df.writeStream.queryName(name)
             .foreachBatch(function)

@@ -45,15 +45,21 @@ def _two_submits(query, data, kill=None):
     return first, query.outputs() - first
 
 
-@pytest.mark.parametrize("point", ["flush-begun", "flush-closing", "flush-written"])
-def test_input_after_a_killed_and_completed_flush_is_processed_as_after_an_uninterrupted_one(tmp_path, redis_url,
-                                                                                            point):
-    base_data = write_input(tmp_path / "input-baseline")
-    baseline = Query(base_data, tmp_path / "baseline", redis_url)
-    expected_first, expected_more = _two_submits(baseline, base_data)
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory, redis_url):
+    """The input, and the outputs of an uninterrupted flush and of the later files after it."""
+    root = tmp_path_factory.mktemp("flush-baseline")
+    base_data = write_input(root / "input")
+    expected_first, expected_more = _two_submits(Query(base_data, root / "run", redis_url), base_data)
     more_windows = [line for line in expected_more.elements() if '"default"' in line]
     assert sum(expected_first.values()) > 150 and len(more_windows) > 20  # the later files fill real windows
+    return base_data, expected_first, expected_more
 
+
+@pytest.mark.parametrize("point", ["flush-begun", "flush-closing", "flush-written"])
+def test_input_after_a_killed_and_completed_flush_is_processed_as_after_an_uninterrupted_one(tmp_path, redis_url,
+                                                                                            baseline, point):
+    base_data, expected_first, expected_more = baseline
     data = tmp_path / "input-killed"
     shutil.copytree(base_data, data)
     for path in data.glob("part-*.json"):  # the copy without the later files, with the same read order

@@ -8,7 +8,9 @@ run. From that venv, README's main example (the sliding event-time `SlidingSum` 
 README.md as written with only the session line changed to
 `SparkSession.builder.remote(url)`, runs against a local Connect server started from the
 tests' full PySpark (:class:`tests.connect_fixtures.ConnectServer`), and prints the windows
-README.md says it prints.
+README.md says it prints. The server's Python processes run in a venv of their own that has
+squall's dependencies but not squall, so the run works only because the client shipped squall
+with ``spark.addArtifacts(..., pyfile=True)``, as it must on a cluster that never installed it.
 """
 
 from __future__ import annotations
@@ -19,23 +21,31 @@ from pathlib import Path
 
 import pytest
 
-from tests.packaging.wheels import ROOT, bin_path, clean_env, make_venv, run
+from tests.connect_fixtures import ConnectServer
+from tests.packaging.wheels import ROOT, bin_path, clean_env, make_venv, requirements_of, run
 from tests.test_docs import blocks
 
 pytestmark = [pytest.mark.packaging, pytest.mark.spark, pytest.mark.connect]
 
 README = ROOT / "README.md"
 CLASSIC_SESSION = 'spark = SparkSession.builder.master("local[2]").getOrCreate()'
+DRIVER_RUN = 'mode="driver", state="memory://"'
 REMOTE_SESSION = "spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()"
 LINE = re.compile(r"task (?P<task>\d+): window \((?P<start>-?[\d.]+) s, (?P<end>-?[\d.]+) s\] sums to (?P<sum>\d+)")
 
 
-def readme_example() -> str:
-    """README's windowed bolt and its Spark run, as one script whose session is a Connect client of ``argv[1]``."""
+def readme_example(state_url: str | None = None) -> str:
+    """README's windowed bolt and its Spark run, as one script whose session is a Connect client of ``argv[1]``.
+
+    With ``state_url`` the run is in distributed mode with that state instead of driver mode with ``memory://``.
+    """
     code = [b.source for b in blocks(README)]
     bolt = next(c for c in code if "class SlidingSum(BaseWindowedBolt)" in c)
     spark_run = next(c for c in code if "runner.submit(" in c)
     assert CLASSIC_SESSION in spark_run, f"README's Spark example no longer builds its session with {CLASSIC_SESSION}"
+    if state_url is not None:
+        assert DRIVER_RUN in spark_run, f"README's Spark example no longer runs with {DRIVER_RUN}"
+        spark_run = spark_run.replace(DRIVER_RUN, f'mode="distributed", state="{state_url}"')
     return "import sys\n" + bolt + "\n" + spark_run.replace(CLASSIC_SESSION, REMOTE_SESSION) + "\nspark.stop()\n"
 
 
@@ -57,11 +67,30 @@ def expected_sum(start: float, end: float) -> int:
 
 @pytest.fixture(scope="module")
 def connect_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv with ``<wheel>[connect]``, its client pinned to the server's (the tests' pyspark) version."""
+    """A fresh venv with ``<wheel>[connect,redis]``, its client pinned to the server's (the tests' pyspark) version.
+
+    ``redis`` for the distributed run's state; it brings redis-py only.
+    """
     import pyspark
 
     home = tmp_path_factory.mktemp("connect-venv") / "env"
-    return make_venv(home, f"{wheel}[connect]", f"pyspark-client=={pyspark.__version__}")
+    return make_venv(home, f"{wheel}[connect,redis]", f"pyspark-client=={pyspark.__version__}")
+
+
+@pytest.fixture(scope="module")
+def server_without_squall(wheel: Path, tmp_path_factory: pytest.TempPathFactory):
+    """A Connect server whose Python processes run in a venv with squall's dependencies but not squall."""
+    import pyspark
+
+    home = tmp_path_factory.mktemp("server-python") / "env"
+    make_venv(home, f"pyspark-client=={pyspark.__version__}", *requirements_of(wheel, "connect", "redis"))
+    python = str(bin_path(home, "python"))
+    probe = subprocess.run([python, "-c", "import topologies"], cwd=home, env=clean_env(), capture_output=True,
+                           text=True, timeout=120, check=False)
+    assert probe.returncode != 0, "the server's Python imports squall's topologies without it being shipped"
+    server = ConnectServer(tmp_path_factory.mktemp("connect-without-squall"), python=python)
+    yield server
+    server.stop()
 
 
 def test_the_connect_extra_installs_the_client_and_no_full_pyspark(connect_venv, tmp_path):
@@ -78,9 +107,13 @@ def test_the_connect_extra_installs_the_client_and_no_full_pyspark(connect_venv,
     assert full.returncode != 0, f"`pip show pyspark` finds the full PySpark in the venv:\n{full.stdout}"
 
 
-def test_readmes_example_runs_under_connect_from_the_connect_extra(connect_venv, connect_url, tmp_path):
+@pytest.mark.parametrize("mode", ["driver", pytest.param("distributed", marks=pytest.mark.redis)])
+def test_readmes_example_runs_under_connect_from_the_connect_extra(connect_venv, server_without_squall, tmp_path,
+                                                                   request, mode):
+    connect_url = server_without_squall.url
     script = tmp_path / "readme_example.py"
-    script.write_text(readme_example(), encoding="utf-8")
+    state_url = request.getfixturevalue("redis_url") if mode == "distributed" else None
+    script.write_text(readme_example(state_url), encoding="utf-8")
     # -I: the venv's own packages only (neither the repo nor the cwd on sys.path), so squall comes from the wheel.
     result = run([str(bin_path(connect_venv, "python")), "-I", str(script), connect_url],
                  "README's example under Spark Connect", tmp_path, timeout=600)

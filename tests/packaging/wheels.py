@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,17 @@ def make_venv(home: Path, *requirements: str) -> Path:
     run([str(bin_path(home, "python")), "-m", "pip", "install", *requirements], f"installing {requirements}",
         home.parent)
     return home
+
+
+def requirements_of(wheel: Path, *extras: str) -> list[str]:
+    """The wheel's requirements (its ``Requires-Dist`` lines outside every extra, and those of ``extras``)."""
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = archive.read(name).decode()
+    lines = [line.removeprefix("Requires-Dist:").strip() for line in metadata.splitlines()
+             if line.startswith("Requires-Dist:")]
+    wanted = [line for line in lines if "extra ==" not in line]
+    for extra in extras:
+        wanted += [line.partition(";")[0].strip() for line in lines
+                   if line.replace("'", '"').endswith(f'extra == "{extra}"')]
+    return wanted

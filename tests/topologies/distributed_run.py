@@ -33,6 +33,7 @@ def session(master: str):
              .config("spark.executorEnv.PYTHONPATH", repo).config("spark.ui.enabled", "false")
              .config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "2")
              .config("spark.executor.memory", "512m").config("spark.sql.session.timeZone", "UTC")
+             .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData")
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     return spark
