@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.spark, pytest.mark.faults]
 
 BATCH_POINTS = ("mid-batch", "between-task-commits", "before-outputs", "before-spark-commit")
 FLUSH_POINTS = ("flush-begun", "flush-closing", "flush-written")
-CHAINS = 3  # 7 kills each: 21 per backend
+CHAINS = 2  # 7 kills each: 14 per backend, every point twice
 
 
 @pytest.fixture(scope="module")
@@ -77,5 +77,5 @@ def test_driver_killed_at_every_named_point_loses_nothing_and_doubles_nothing(da
         )
     print(f"\n{state.split(':')[0]}: {sum(kills.values())} kills, outputs equal the fault-free run's: "
           f"{dict(sorted(kills.items()))}")
-    assert sum(kills.values()) >= 20
+    assert sum(kills.values()) >= 7 * CHAINS
     assert all(kills[point] == CHAINS for point in BATCH_POINTS + FLUSH_POINTS), f"a point was not killed: {kills}"
