@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.connect_fixtures import ConnectServer
 from tests.packaging.wheels import ROOT, bin_path, clean_env, make_venv, requirements_of, run
+from tests.service_fixtures import RedisServer
 from tests.test_docs import blocks
 
 pytestmark = [pytest.mark.packaging, pytest.mark.spark, pytest.mark.connect]
@@ -107,12 +109,22 @@ def test_the_connect_extra_installs_the_client_and_no_full_pyspark(connect_venv,
     assert full.returncode != 0, f"`pip show pyspark` finds the full PySpark in the venv:\n{full.stdout}"
 
 
+@pytest.fixture
+def own_redis_url(tmp_path) -> Iterator[str]:
+    """A Redis of this test's own: README's query name must not leave state where the docs' runs of it look."""
+    server = RedisServer(workdir=tmp_path)
+    try:
+        yield f"redis://127.0.0.1:{server.port}/0"
+    finally:
+        server.stop()
+
+
 @pytest.mark.parametrize("mode", ["driver", pytest.param("distributed", marks=pytest.mark.redis)])
 def test_readmes_example_runs_under_connect_from_the_connect_extra(connect_venv, server_without_squall, tmp_path,
                                                                    request, mode):
     connect_url = server_without_squall.url
     script = tmp_path / "readme_example.py"
-    state_url = request.getfixturevalue("redis_url") if mode == "distributed" else None
+    state_url = request.getfixturevalue("own_redis_url") if mode == "distributed" else None
     script.write_text(readme_example(state_url), encoding="utf-8")
     # -I: the venv's own packages only (neither the repo nor the cwd on sys.path), so squall comes from the wheel.
     result = run([str(bin_path(connect_venv, "python")), "-I", str(script), connect_url],
