@@ -33,7 +33,6 @@ TASK_KEY = b"s/task"
 ROUTER = "__router"
 
 
-
 def namespace_name(topology: str, component: str, index: int | None = None) -> str:
     """``<topology>/<component>/<index>`` (or ``<topology>/<component>``), checked as a namespace name.
 
