@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 DEFAULT_STREAM = "default"
 
 
 class Fields(Sequence[str]):
-    """An ordered list of distinct field names: ``Fields("key", "value")`` or ``Fields(["key", "value"])``."""
+    """An ordered list of distinct field names: ``Fields("key", "value")`` or ``Fields(["key", "value"])``.
 
-    __slots__ = ("_index", "_names", "_positions")
+    ``types`` optionally gives some fields a Spark DDL type (``{"count": "bigint"}``):
+    a sink writing the stream makes those columns of that type (see
+    :mod:`topologies.sinks.typed_outputs`); the others are inferred. Types do
+    not take part in equality: ``Fields("a") == Fields("a", types={"a": "int"})``.
+    """
 
-    def __init__(self, *names: str | Iterable[str]) -> None:
+    __slots__ = ("_index", "_names", "_positions", "types")
+
+    def __init__(self, *names: str | Iterable[str], types: Mapping[str, str] | None = None) -> None:
         flat: list[str] = []
         if len(names) == 1 and not isinstance(names[0], str):
             flat = list(names[0])
@@ -32,6 +38,7 @@ class Fields(Sequence[str]):
         # What ``Tuple.__getitem__`` looks keys up in: every name, and every valid int index (negative ones too).
         n = len(self._names)
         self._positions: dict[str | int, int] = {**self._index, **{i: i for i in range(-n, n)}}
+        self.types: dict[str, str] = _checked_types(self._names, types) if types else {}
 
     def __getitem__(self, i: int) -> str:  # type: ignore[override]
         return self._names[i]
@@ -67,6 +74,24 @@ class Fields(Sequence[str]):
 
     def __repr__(self) -> str:
         return f"Fields({', '.join(map(repr, self._names))})"
+
+
+def _checked_types(names: tuple[str, ...], types: Mapping[str, str]) -> dict[str, str]:
+    """``types`` checked: every key a field, every value a Spark DDL type (ValueError naming the bad one)."""
+    from topologies.sinks.typed_outputs import parse_type
+
+    if not isinstance(types, Mapping):
+        msg = f"Fields: `types` must map field names to DDL types like {{'count': 'bigint'}}; got {types!r} instead"
+        raise TypeError(msg)
+    for name, ddl in types.items():
+        if name not in names:
+            msg = f"Fields: `types` names {name!r}, which is not one of the fields {list(names)}"
+            raise ValueError(msg)
+        if not isinstance(ddl, str):
+            msg = f"Fields: the type of {name!r} must be a DDL string like 'bigint'; got {ddl!r} instead"
+            raise TypeError(msg)
+        parse_type(ddl, f"Fields: the type of {name!r}")
+    return dict(types)
 
 
 class Tuple:

@@ -8,8 +8,8 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def spark():
-    """local[2], two shuffle partitions, no UI, quiet logs; stopped at the end of the run."""
+def spark(tmp_path_factory):
+    """local[2], two shuffle partitions, no UI, quiet logs, a warehouse of its own; stopped at the end of the run."""
     os.environ.setdefault("PYSPARK_PYTHON", "python")
     from pyspark.sql import SparkSession
 
@@ -20,6 +20,7 @@ def spark():
         .config("spark.ui.enabled", "false")
         .config("spark.sql.streaming.minBatchesToRetain", "10")
         .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("warehouse")))
         .config("spark.driver.extraJavaOptions", "-Dlog4j.rootLogger=ERROR")
         .getOrCreate()
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from state_backends import StateBackend, open_backend, redact
 from state_backends.urls import scheme_of
 from topologies.executor import PLACEMENTS, BatchExecutor, Output
-from topologies.executor.batch_log import DEFAULT_OUTPUTS_IN_MEMORY, OutputLog, OutputSink, to_json, wall_clock_ms
+from topologies.executor.batch_log import DEFAULT_OUTPUTS_IN_MEMORY, OutputLog, OutputSink, wall_clock_ms
 from topologies.executor.remote.batch_function import BatchFunction, RunSpec, build_executor
 from topologies.executor.remote.carried_code import carried
 from topologies.executor.remote.run_files import RunReader
@@ -26,6 +26,8 @@ from topologies.metrics import (
     ProgressCallback,
     format_watermark,
 )
+from topologies.sinks.base import Sink
+from topologies.sinks.records import record
 from topologies.topology import Topology
 from windowing import Duration
 from windowing.duration import as_duration
@@ -242,8 +244,9 @@ class TopologyHandle:
             return self.executor.outputs.records()
         if self.remote.spec.output_dir is None:
             return OutputLog(None).records()  # raises, naming output_dir
-        return iter([{"component": o.component, "task": o.task, "stream": o.stream, "values": to_json(o.values)}
-                     for o in self.remote.reader.outputs(self._flushed)])
+        streams = self.remote.spec.topology.streams
+        outputs = self.remote.reader.outputs(self._flushed)
+        return iter([record(o, list(streams[o.component][o.stream])) for o in outputs])
 
 
 class SparkRunner:
@@ -272,7 +275,12 @@ class SparkRunner:
     under Spark Connect, the server's Python process) after each batch that has
     outputs (``key`` its batch id, ``"final"`` for the shutdown flush), again
     with the same key and outputs when Spark replays the batch, so a sink should
-    store by key; an exception fails the batch. ``clock``: the wall clock, in epoch ms, read once
+    store by key; an exception fails the batch. ``sinks``: where terminal
+    streams are written each batch, exactly once per batch id where the sink
+    can (:class:`~topologies.sinks.TableSink` through Spark's writers,
+    :class:`~topologies.sinks.KafkaSink`); in distributed mode the streams a
+    ``TableSink`` takes stay on the executors and are not among
+    :meth:`TopologyHandle.outputs`. ``clock``: the wall clock, in epoch ms, read once
     per new batch (inject one to make processing time repeatable).
     ``heartbeat``: add a one-row-per-trigger source so time moves while the
     input is idle. ``ship_code``: ship squall and the modules defining the
@@ -304,6 +312,7 @@ class SparkRunner:
         outputs_in_memory: int | None = DEFAULT_OUTPUTS_IN_MEMORY,
         on_output: OutputSink | None = None,
         ship_code: bool = True,
+        sinks: Sequence[Sink] = (),
     ) -> None:
         self.spark = spark
         self.mode = _check_mode(mode)
@@ -330,6 +339,7 @@ class SparkRunner:
             msg = f"SparkRunner: `on_output` must be callable as on_output(key, outputs); got {on_output!r} instead"
             raise TypeError(msg)
         self.on_output = on_output
+        self.sinks = _check_sinks(sinks)
         self.remote = is_connect(spark)
         self._executors: dict[str, BatchExecutor] = {}
         self._handles: dict[str, TopologyHandle] = {}
@@ -355,6 +365,7 @@ class SparkRunner:
             name=name, topology=topology, mode=self.mode, state=self.state,
             checkpoint_location=self.checkpoint_location, conf=self.conf, output_dir=self.output_dir,
             outputs_in_memory=self.outputs_in_memory, on_output=self.on_output, clock=self.clock, remote=self.remote,
+            sinks=self.sinks,
         )
         backend = self.backend if self.backend is not None else spec.open_state()
         if self.remote or scheme_of(self.state) != "memory":  # a process's memory:// does not outlive it
@@ -445,6 +456,22 @@ def _check_mode(mode: str) -> str:
         msg = f"SparkRunner: `mode` must be one of {', '.join(MODES)}; got {mode!r} instead"
         raise ValueError(msg)
     return mode
+
+
+def _check_sinks(sinks: Sequence[Sink]) -> tuple[Sink, ...]:
+    if isinstance(sinks, str) or not isinstance(sinks, Sequence):
+        msg = f"SparkRunner: `sinks` must be a list of sinks (TableSink, KafkaSink, ...); got {sinks!r} instead"
+        raise TypeError(msg)
+    for sink in sinks:
+        if not isinstance(sink, Sink):
+            msg = (f"SparkRunner: `sinks` holds {sink!r}, which is not a sink (a sink has name, streams, schemas, "
+                   "keeps_on_executors and write(batch))")
+            raise TypeError(msg)
+    names = [sink.name for sink in sinks]
+    if len(set(names)) != len(names):
+        msg = f"SparkRunner: `sinks` must have distinct names; got {names}"
+        raise ValueError(msg)
+    return tuple(sinks)
 
 
 def _check_outputs_in_memory(value: int | None) -> int | None:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from state_backends import StateBackend
+    from topologies.executor.sink_delivery import SinkDelivery
     from topologies.executor.stage_engines import StageEngine
 
 KEEP_ROWS = 100  # batches whose row counts are kept; a replay needs only the last one
@@ -78,8 +79,10 @@ class BatchExecutor(FlushingExecutor):
     def __init__(
         self, topology: Topology, conf: Mapping[str, Any], clock: BatchClock, outputs: OutputLog,
         placement: Placement, backend: StateBackend, name: str = "topology", run_writer: RunWriter | None = None,
+        sinks: SinkDelivery | None = None,
     ) -> None:
         self.run_writer = run_writer
+        self.sinks = sinks
         self.topology = topology
         self.conf = dict(conf)
         self.placement = placement
@@ -97,6 +100,8 @@ class BatchExecutor(FlushingExecutor):
 
     def __call__(self, df: DataFrame, batch_id: int) -> None:
         """Run one Spark micro-batch."""
+        if self.sinks is not None:
+            self.sinks.spark = df.sparkSession  # the sinks write with the session of the batches
         try:
             self.run(batch_id, self.placement.source_of(df), decoded=True)
         except BaseException as err:
@@ -122,7 +127,7 @@ class BatchExecutor(FlushingExecutor):
             # From here the placement may have run part of the batch: if it fails, Spark runs it again.
             self.stats.last_batch_id, self.stats.last_time_ms = batch_id, now
             start = self.counters_store.start_of(batch_id)
-            result = self.placement.run_batch(batch_id, source, now, start)
+            result = self.placement.run_batch(batch_id, source, now, start, self.sinks)
             self.counters_store.commit(batch_id, start, result.counters)
             self.outputs.write(batch_id, result.outputs)
             if batch_id in self.stats.rows_per_batch:  # a completed batch run again counts once
@@ -157,7 +162,7 @@ class BatchExecutor(FlushingExecutor):
 
     def _close_after(self, last: int) -> list[Output]:
         now = self.clock.time_of(last, None)
-        return self.placement.close_after(last, now, self.counters_store.at_end()).outputs
+        return self.placement.close_after(last, now, self.counters_store.at_end(), self.sinks).outputs
 
 
 class DriverExecutor(BatchExecutor):

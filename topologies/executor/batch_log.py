@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bolts import Tuple
-from topologies.executor.runtime import Output
 from topologies.executor.storage import StorageDir, as_dir, local_path
+from topologies.sinks.records import FINAL, Output, OutputKey, record_line, to_json
 
 KEEP_TIMES = 200  # batch times kept on disk; Spark never replays more than the last batch
 
@@ -67,23 +65,6 @@ class BatchClock:
         return int(json.loads(self.directory.read_text(name))["time_ms"])
 
 
-def to_json(value: Any) -> Any:
-    """A JSON-ready form of an emitted value: tuples (late tuples) as dicts, datetimes as ISO text."""
-    if isinstance(value, Tuple):
-        return {"stream": value.stream, "source_component": value.source_component,
-                "values": {k: to_json(v) for k, v in value.as_dict().items()}}
-    if isinstance(value, list | tuple):
-        return [to_json(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): to_json(v) for k, v in value.items()}
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    return repr(value)
-
-
-OutputKey = int | str  # a batch id, or "final" for the shutdown flush
 OutputSink = Callable[[OutputKey, list[Output]], None]
 DEFAULT_OUTPUTS_IN_MEMORY = 10_000
 
@@ -100,16 +81,20 @@ class OutputLog:
     only the last ``keep`` outputs (``None``: all of them), trimming the oldest
     batches first. ``on_output(key, outputs)`` is called after each batch with
     outputs is recorded, and again with the same key and outputs when Spark
-    replays the batch: a sink that stores by key stays exact. ``mirror(key, outputs)`` is
+    replays the batch: a sink that stores by key stays exact. ``fields``: each
+    ``(component, stream)``'s field names, which give a file's record its
+    ``fields`` object (see :mod:`topologies.sinks.records`). ``mirror(key, outputs)`` is
     called for every batch written, one without outputs too (a replay may have none where its first run had).
     """
 
-    FINAL = "final"
+    FINAL = FINAL
 
     def __init__(
         self, directory: StorageDir | Path | None, keep: int | None = DEFAULT_OUTPUTS_IN_MEMORY,
         on_output: OutputSink | None = None, mirror: OutputSink | None = None,
+        fields: Mapping[tuple[str, str], Sequence[str]] | None = None,
     ) -> None:
+        self.fields = dict(fields or {})
         self.directory = None if directory is None else as_dir(directory)
         self.mirror = mirror
         self.keep = keep
@@ -155,8 +140,7 @@ class OutputLog:
         if not records and key != self.FINAL:
             directory.delete(name)
             return
-        lines = [json.dumps({"component": o.component, "task": o.task, "stream": o.stream,
-                             "values": to_json(o.values)}) for o in records]
+        lines = [record_line(o, self.fields.get((o.component, o.stream))) for o in records]
         directory.write_text(name, "".join(line + "\n" for line in lines))
 
     def _trim(self) -> None:

@@ -4,13 +4,15 @@ Between two stages a batch's tuples never reach the driver: they are rows of a
 DataFrame (:data:`SCHEMA`), one row per *chunk*, the tuples one source task
 sends to one target task on one stream (or, from a bolt, in emission order on
 any streams). ``target`` is the receiving bolt (or :data:`OUT`, a terminal
-output, or :data:`STATUS`, what a task or a spout partition reports to the
-driver) and ``task`` its task. The order columns ``o1..o4`` give the order
+output, :data:`KEPT`, a terminal output a sink keeps on the executors, or
+:data:`STATUS`, what a task or a spout partition reports to the driver) and
+``task`` its task. The order columns ``o1..o4`` give the order
 driver mode delivers the chunks in: spout rows first (``o1 = 0``), by Spark
 partition, spout and stream; then each upstream bolt's tasks in topological
 order (``o1 = 1 + its position``, ``o2`` the source task). A spout chunk's
 payload is an Arrow IPC stream (columns named as the stream's fields); a bolt
-chunk's is msgpack ``[[stream, values], ...]``.
+chunk's is msgpack ``[[stream, values], ...]`` (a :data:`KEPT` chunk's, of
+one stream, ``[values, ...]``).
 
 :func:`route_spout_partition` (``mapInArrow`` over a batch's DataFrame) cuts a
 Spark partition's spout rows into chunks with the subscribers' groupings.
@@ -33,11 +35,13 @@ from topologies.executor.batch_layout import PARTITION_COLUMN, BatchLayout, Spou
 from topologies.executor.routing import CounterKey, RoutingTable
 from topologies.executor.runtime import SPOUT_TASK
 from topologies.executor.worker import StageSpec, run_one
+from topologies.sinks.typed_outputs import StreamTypes
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 OUT = "__out"
+KEPT = "__kept"
 STATUS = "__status"
 SCHEMA = (
     "target string, task bigint, source string, source_task bigint, stream string, "
@@ -172,18 +176,19 @@ class TaskStatus:
     tuples_in: int
     tuples_out: int
     counters: tuple[tuple[str, str, int], ...]  # (stream, bolt, counter at the end)
+    types: tuple[tuple[str, str], ...] = ()  # (kept stream, the DDL of the types its values showed)
 
     def pack(self) -> bytes:
         """The status as bytes."""
         return pack_value([self.task, self.watermark, self.fired, self.late, self.state_bytes, self.tuples_in,
-                           self.tuples_out, [list(c) for c in self.counters]])
+                           self.tuples_out, [list(c) for c in self.counters], [list(t) for t in self.types]])
 
     @classmethod
     def unpack(cls, data: bytes) -> TaskStatus:
         """The status :meth:`pack` made ``data`` from."""
-        task, watermark, fired, late, written, tuples_in, tuples_out, counters = unpack_value(data)
+        task, watermark, fired, late, written, tuples_in, tuples_out, counters, types = unpack_value(data)
         return cls(task, watermark, fired, late, written, tuples_in, tuples_out,
-                   tuple((s, b, n) for s, b, n in counters))
+                   tuple((s, b, n) for s, b, n in counters), tuple((s, t) for s, t in types))
 
 
 def run_task_group(
@@ -205,9 +210,13 @@ def run_task_group(
     order = (routing.position[component], task, 0, 0)
     shares: dict[tuple[str, int], list[list[Any]]] = {}
     outputs: list[list[Any]] = []
+    kept: dict[str, list[list[Any]]] = {}
     moved: dict[CounterKey, int] = {}  # the counters this task moved; the rest stay as the batch started them
     counters = ChainMap(moved, dict(starts))
     for stream, values in result.emissions:
+        if stream in spec.kept:
+            kept.setdefault(stream, []).append(list(values))
+            continue
         if routing.is_output(component, stream):
             outputs.append([stream, list(values)])
             continue
@@ -218,10 +227,33 @@ def run_task_group(
         chunks.add(bolt, target, component, task, "", order, pack_value(items))
     if outputs:
         chunks.add(OUT, task, component, task, "", order, pack_value(outputs))
+    types = []
+    for stream, rows in kept.items():
+        chunks.add(KEPT, task, component, task, stream, order, pack_value(rows))
+        types.append((stream, shown_types(spec.kept[stream], rows)))
     status = TaskStatus(task, result.watermark, result.fired, result.late, result.state_bytes, len(batch),
-                        len(result.emissions), tuple((s, b, n) for (_, _, s, b), n in moved.items()))
+                        len(result.emissions), tuple((s, b, n) for (_, _, s, b), n in moved.items()), tuple(types))
     chunks.add(STATUS, task, component, task, "", order, status.pack())
     return chunks.table()
+
+
+def shown_types(columns: StreamTypes, rows: list[list[Any]]) -> str:
+    """The types ``rows`` show (DDL of the inferred fields), checked against ``columns`` (TypeError on a misfit)."""
+    from copy import deepcopy
+
+    from topologies.sinks.typed_outputs import schema_ddl
+
+    seen = deepcopy(columns)
+    seen.observe(rows)
+    return schema_ddl((f, t) for f, t in seen.pinned.items())
+
+
+def kept_rows(columns: StreamTypes, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """The ``mapInArrow`` function making a kept stream's typed rows from its :data:`KEPT` chunks' payloads."""
+    for batch in batches:
+        rows = [values for payload in batch.column(0).to_pylist() for values in unpack_value(payload)]
+        if rows:
+            yield from columns.table(rows).to_batches()
 
 
 def outputs_of(rows: pa.Table) -> list[tuple[str, int, str, list[Any]]]:

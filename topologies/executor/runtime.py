@@ -23,22 +23,13 @@ from topologies.executor.stored import BackendStores, TaskStore, build_stored, r
 from topologies.executor.tasks import BuiltTask, lowest_watermark, run_task, takes_watermarks
 from topologies.executor.wire import Emission
 from topologies.metrics import BoltMetrics
+from topologies.sinks.records import Output
 from topologies.topology import Topology
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 SPOUT_TASK = 0  # in driver mode one spout task reads all of a spout's rows
-
-
-@dataclass(frozen=True)
-class Output:
-    """A tuple a bolt emitted on a stream no bolt subscribes to: one of the topology's results."""
-
-    component: str
-    task: int
-    stream: str
-    values: list[Any]
 
 
 class Router:

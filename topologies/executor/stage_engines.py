@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import topologies.executor.routed as routed
 import topologies.executor.worker as worker
 from topologies.executor.batch_layout import partition_runs
+from topologies.sinks.typed_outputs import StreamTypes, schema_ddl
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -62,6 +63,14 @@ class StageEngine(Protocol):
 
     def release(self, frames: Sequence[Any]) -> None:
         """The batch is over: free its frames."""
+        ...
+
+    def kept_rows(self, frame: Any, stream: str, columns: StreamTypes, spark: SparkSession) -> Any:
+        """The typed rows of ``stream``'s :data:`routed.KEPT` chunks in a bolt's ``frame`` (None: no rows)."""
+        ...
+
+    def kept_chunks(self, frame: Any, stream: str) -> pa.Table:
+        """The ``task`` and ``payload`` of ``stream``'s :data:`routed.KEPT` chunks in ``frame``, in this process."""
         ...
 
 
@@ -178,6 +187,23 @@ class SparkStages:
         for frame in frames:
             frame.unpersist()
 
+    def kept_rows(self, frame: DataFrame | None, stream: str, columns: StreamTypes, spark: SparkSession) -> DataFrame:
+        """``mapInArrow`` over the kept chunks, on the executors: typed rows that never come to this process."""
+        from pyspark.sql import functions as F
+
+        ddl = schema_ddl((f.name, f.type) for f in columns.schema())
+        if frame is None:
+            return spark.createDataFrame(columns.table([]))
+        chunks = frame.filter((F.col("target") == routed.KEPT) & (F.col("stream") == stream)).select("payload")
+        return chunks.mapInArrow(partial(routed.kept_rows, columns), ddl)
+
+    def kept_chunks(self, frame: DataFrame, stream: str) -> pa.Table:
+        """The kept chunks of ``stream``, collected."""
+        from pyspark.sql import functions as F
+
+        return frame.filter((F.col("target") == routed.KEPT) & (F.col("stream") == stream)).select(
+            "task", "payload").toArrow()
+
 
 class LocalStages:
     """Frames as Arrow tables made in this process; ``fresh_tasks`` empties the workers' cache before each task."""
@@ -216,6 +242,22 @@ class LocalStages:
 
     def release(self, frames: Sequence[pa.Table]) -> None:
         """Nothing to free."""
+
+    def kept_rows(self, frame: pa.Table | None, stream: str, columns: StreamTypes, spark: SparkSession) -> pa.Table:
+        """The typed rows of the kept chunks, made here."""
+        import pyarrow as pa
+
+        if frame is None:
+            return columns.table([])
+        chunks = self.kept_chunks(frame, stream).select(["payload"])
+        return pa.Table.from_batches(list(routed.kept_rows(columns, iter(chunks.to_batches()))), columns.schema())
+
+    def kept_chunks(self, frame: pa.Table, stream: str) -> pa.Table:
+        """The kept chunks of ``stream``."""
+        import pyarrow.compute as pc
+
+        mine = pc.and_(pc.equal(frame.column("target"), routed.KEPT), pc.equal(frame.column("stream"), stream))
+        return frame.filter(mine).select(["task", "payload"])
 
 
 def _driver_targets() -> Any:

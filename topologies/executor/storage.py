@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
@@ -169,6 +170,10 @@ class StorageDir(ABC):
     def names(self) -> list[str]:
         """The names of the entries of this directory (``[]`` when it does not exist)."""
 
+    @abstractmethod
+    def delete_tree(self) -> None:
+        """Delete this directory and everything in it (no error if it does not exist)."""
+
     def __str__(self) -> str:
         return self.location
 
@@ -216,6 +221,11 @@ class LocalDir(StorageDir):
     def names(self) -> list[str]:
         """The entries' names."""
         return [p.name for p in self.path.iterdir()] if self.path.is_dir() else []
+
+    def delete_tree(self) -> None:
+        """Delete the directory and its contents."""
+        if self.path.is_dir():
+            shutil.rmtree(self.path)
 
 
 class ArrowDir(StorageDir):
@@ -334,6 +344,13 @@ class ArrowDir(StorageDir):
             selector = pafs.FileSelector(self.path, allow_not_found=True)
             return [info.base_name for info in self.filesystem.get_file_info(selector)]
         return self._call("list", listing)
+
+    def delete_tree(self) -> None:
+        """Delete the directory and its contents (``delete_dir``; a missing one is fine)."""
+        def remove() -> None:
+            if self._type(self.path) != pafs.FileType.NotFound:
+                self.filesystem.delete_dir(self.path)
+        self._call("delete the directory", remove)
 
 
 def _replace(filesystem: pafs.FileSystem, source: str, target: str) -> None:

@@ -20,7 +20,8 @@ leaves a half-run task behind. Backends are opened once per worker process.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from bolts import BaseBolt
@@ -29,6 +30,7 @@ from state_backends import StateBackend, open_backend
 from topologies.executor.stored import TaskStore, build_stored, namespace_name, run_stored
 from topologies.executor.tasks import BuiltTask, run_task
 from topologies.executor.wire import Emission
+from topologies.sinks.typed_outputs import StreamTypes
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class StageSpec:
     now_ms: int | None
     watermark: int | None
     closing: bool = False
+    kept: Mapping[str, StreamTypes] = field(default_factory=dict)  # this bolt's streams a sink keeps, and their types
 
 
 class FiredCounter:

@@ -30,8 +30,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from topologies.executor.batch_log import OutputKey, to_json
-from topologies.executor.runtime import Output
+from topologies.sinks.base import OutputBatch
+from topologies.sinks.records import Output, OutputKey, record_line
 from windowing import Duration
 
 log = logging.getLogger("squall.sinks")
@@ -50,8 +50,7 @@ class Mark:
 
 def record_lines(outputs: Sequence[Output]) -> list[str]:
     """Each output as the JSON line the output files hold: ``component``, ``task``, ``stream``, ``values``."""
-    return [json.dumps({"component": o.component, "task": o.task, "stream": o.stream, "values": to_json(o.values)})
-            for o in outputs]
+    return [record_line(o) for o in outputs]
 
 
 class KafkaSink:
@@ -72,7 +71,15 @@ class KafkaSink:
     ``timeout`` bounds each call to the broker. It pickles without its clients
     (a copy, under Spark Connect in the server's ``foreachBatch`` process, opens
     its own and reads the mark from the broker). Needs ``confluent-kafka``.
+
+    As one of ``SparkRunner(sinks=[...])`` it writes the records of its
+    streams where ``foreachBatch`` runs, in both placements: one Kafka
+    transaction is one producer, so a batch's records are gathered to one
+    process (docs/guarantees.md, "Sinks").
     """
+
+    keeps_on_executors = False
+    schemas: Mapping[str, Any] = {}
 
     def __init__(
         self,
@@ -139,6 +146,10 @@ class KafkaSink:
                 return
             label = str(key) if isinstance(key, int) else self._final_label(next_mark)
             self._write(label, lines, next_mark)
+
+    def write(self, batch: OutputBatch) -> None:
+        """The sink protocol: write ``batch``'s records of :attr:`streams` as :meth:`__call__` does."""
+        self(batch.key, batch.records(self.streams))
 
     def __getstate__(self) -> dict[str, Any]:
         """The sink's settings without its clients: under Spark Connect it is pickled to the server's process."""

@@ -27,6 +27,8 @@ from topologies.metrics import BoltMetrics
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
+    from topologies.executor.sink_delivery import SinkDelivery
+
 
 
 @dataclass
@@ -62,11 +64,14 @@ class Placement(Protocol):
         """What :meth:`run_batch` reads, from each spout's rows (value lists or a table) read in one partition."""
         ...
 
-    def run_batch(self, batch_id: int, source: Any, now_ms: int, start: Mapping[CounterKey, int]) -> BatchResult:
+    def run_batch(self, batch_id: int, source: Any, now_ms: int, start: Mapping[CounterKey, int],
+                  sinks: SinkDelivery | None = None) -> BatchResult:
         """Move batch ``batch_id`` through every bolt at processing time ``now_ms``, shuffles counting from ``start``.
 
         Each task commits its state with ``batch_id``; a task whose store holds
         ``batch_id`` already re-sends its committed emissions instead of running.
+        ``sinks`` are given the batch's outputs before it returns (a placement
+        may leave the streams they keep out of :attr:`BatchResult.outputs`).
         """
         ...
 
@@ -74,8 +79,12 @@ class Placement(Protocol):
         """Spark runs ``batch_id`` again after ``last`` ran (``batch_id <= last``): forget what was not committed."""
         ...
 
-    def close_after(self, last: int, now_ms: int, counters: Mapping[CounterKey, int]) -> BatchResult:
-        """End of input: close every task as the store holds it after batch ``last``; commits nothing."""
+    def close_after(self, last: int, now_ms: int, counters: Mapping[CounterKey, int],
+                    sinks: SinkDelivery | None = None) -> BatchResult:
+        """End of input: close every task as the store holds it after batch ``last``; commits nothing.
+
+        ``sinks`` are given the flush's outputs (key ``"final"``).
+        """
         ...
 
     def counters(self) -> tuple[int | None, int, int]:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from bolts.codecs.value_codec import unpack_value
 from topologies.executor.batch_layout import BatchLayout
 from topologies.executor.placements.base import BatchResult, CounterKey
+from topologies.executor.placements.kept_outputs import KeptOutputs
 from topologies.executor.routed import (
     TaskStatus,
     outputs_of,
@@ -40,12 +41,15 @@ from topologies.executor.stage_engines import SparkStages, StageEngine
 from topologies.executor.tasks import lowest_watermark
 from topologies.executor.worker import StageSpec
 from topologies.metrics import BoltMetrics
+from topologies.sinks.records import FINAL
+from topologies.sinks.typed_outputs import parse_schema
 from topologies.topology import Topology
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from state_backends import StateBackend
+    from topologies.executor.sink_delivery import SinkDelivery
 
 
 def stage_metrics(statuses: list[TaskStatus], batch_ms: float) -> BoltMetrics:
@@ -101,16 +105,18 @@ class DistributedPlacement:
             return self.engine.spark.createDataFrame(table).coalesce(1)
         return table
 
-    def run_batch(self, batch_id: int, source: Any, now_ms: int, start: Mapping[CounterKey, int]) -> BatchResult:
-        """Run the batch's stages, upstream first."""
-        return self._run_stages(batch_id, source, now_ms, start)
+    def run_batch(self, batch_id: int, source: Any, now_ms: int, start: Mapping[CounterKey, int],
+                  sinks: SinkDelivery | None = None) -> BatchResult:
+        """Run the batch's stages, upstream first, then the sinks on the executors' frames."""
+        return self._run_stages(batch_id, source, now_ms, start, sinks)
 
     def rewind(self, batch_id: int, last: int) -> None:
         """Nothing to forget: the tasks resume from their stores in every stage."""
 
-    def close_after(self, last: int, now_ms: int, counters: Mapping[CounterKey, int]) -> BatchResult:
+    def close_after(self, last: int, now_ms: int, counters: Mapping[CounterKey, int],
+                    sinks: SinkDelivery | None = None) -> BatchResult:
         """Close every task in a stage of its own, on from where the last batch's shuffles ended."""
-        return self._run_stages(None, None, None, counters)
+        return self._run_stages(None, None, None, counters, sinks)
 
     def counters(self) -> tuple[int | None, int, int]:
         """The lowest task watermark (None if none has one), windows fired and late tuples, so far."""
@@ -118,7 +124,7 @@ class DistributedPlacement:
         return (min(marks) if marks else None), self.windows_fired, self.late_tuples
 
     def _run_stages(self, batch_id: int | None, source: Any, now: int | None,
-                    start: Mapping[CounterKey, int]) -> BatchResult:
+                    start: Mapping[CounterKey, int], sinks: SinkDelivery | None = None) -> BatchResult:
         """Run the batch's stages (closing every task when ``batch_id`` is None): outputs in driver mode's order."""
         end: dict[CounterKey, int] = dict(start)
         outputs: list[tuple[str, int, str, list[Any]]] = []
@@ -130,7 +136,7 @@ class DistributedPlacement:
                 spouts = self.engine.spouts(source, partial(route_spout_partition, self.layout, self.routing, start))
                 frames.update(dict.fromkeys(self.topology.spouts, spouts))
             for bid in self.topology.order:
-                outputs.extend(self._run_stage(bid, batch_id, now, start, frames, end, result))
+                outputs.extend(self._run_stage(bid, batch_id, now, start, frames, end, result, sinks))
             if spouts is not None:  # computed by the first stage that read it: the spouts' outputs come first
                 driver_rows = self.engine.driver_rows(spouts)
                 outputs[:0] = outputs_of(driver_rows)
@@ -140,15 +146,18 @@ class DistributedPlacement:
                         for bolt, _, _ in self.routing.subscribers.get((sid, stream), ()):
                             key = (sid, SPOUT_TASK, stream, bolt)
                             end[key] = end.get(key, 0) + count
+            result.outputs = [Output(*o) for o in outputs]
+            if sinks is not None:
+                key = FINAL if batch_id is None else batch_id
+                sinks.write(KeptOutputs(key, result.outputs, frames, self.engine, sinks))
         finally:
             self.engine.release(list({id(f): f for f in frames.values()}.values()))
-        result.outputs = [Output(*o) for o in outputs]
         return result
 
     def _run_stage(self, bid: str, batch_id: int | None, now: int | None, start: Mapping[CounterKey, int],
-                   frames: dict[str, Any], end: dict[CounterKey, int],
-                   result: BatchResult) -> list[tuple[str, int, str, list[Any]]]:
-        spec = self._spec(bid, batch_id, now)
+                   frames: dict[str, Any], end: dict[CounterKey, int], result: BatchResult,
+                   sinks: SinkDelivery | None) -> list[tuple[str, int, str, list[Any]]]:
+        spec = self._spec(bid, batch_id, now, sinks)
         started = time.perf_counter()
         upstream = list({id(f): f for up in self.topology.upstream(bid) if (f := frames.get(up)) is not None}.values())
         frame, driver_rows = self.engine.stage(upstream, bid, spec.parallelism,
@@ -166,9 +175,12 @@ class DistributedPlacement:
         for status in statuses:
             for stream, bolt, counter in status.counters:
                 end[bid, status.task, stream, bolt] = counter
+            for stream, seen in status.types:
+                if sinks is not None and seen:
+                    sinks.types.of(f"{bid}:{stream}").learn(dict(parse_schema(seen)))
         return outputs_of(driver_rows)
 
-    def _spec(self, bid: str, batch_id: int | None, now: int | None) -> StageSpec:
+    def _spec(self, bid: str, batch_id: int | None, now: int | None, sinks: SinkDelivery | None) -> StageSpec:
         spec = self.topology.bolts[bid]
         ups = [up for up in self.topology.upstream(bid) if up in self.topology.bolts]
         watermark = lowest_watermark(m for up in ups for m in self.marks.get(up, [None]))
@@ -177,4 +189,6 @@ class DistributedPlacement:
             parallelism=spec.parallelism, inputs=tuple((s.component, s.stream) for s in spec.subscriptions),
             conf=self.conf, state_url=self.state_url, batch_id=batch_id, now_ms=now, watermark=watermark,
             closing=batch_id is None,
+            kept={} if sinks is None else {
+                s.split(":")[1]: sinks.types.of(s) for s in sorted(sinks.kept) if s.split(":")[0] == bid},
         )

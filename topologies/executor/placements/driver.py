@@ -18,12 +18,14 @@ from topologies.executor.batch_layout import BatchLayout
 from topologies.executor.placements.base import BatchResult, CounterKey
 from topologies.executor.runtime import TopologyRuntime, count_rows
 from topologies.executor.stored import BackendStores
+from topologies.sinks.records import FINAL
 from topologies.topology import Topology
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from state_backends import StateBackend
+    from topologies.executor.sink_delivery import SinkDelivery
 
 
 class DriverPlacement:
@@ -50,13 +52,16 @@ class DriverPlacement:
         """The rows as they are: the runtime routes value lists and tables alike."""
         return spout_rows
 
-    def run_batch(self, batch_id: int, source: Any, now_ms: int, start: Mapping[CounterKey, int]) -> BatchResult:
+    def run_batch(self, batch_id: int, source: Any, now_ms: int, start: Mapping[CounterKey, int],
+                  sinks: SinkDelivery | None = None) -> BatchResult:
         """Run the batch through the runtime (built from the store when there is none, or after a flush)."""
         if self.runtime is None or self.runtime.closed:  # closed by a flush: the tasks sit at the end of time
             self.runtime = TopologyRuntime(self.topology, self.conf, now_ms, self.stores)
         self.runtime.router.counters = dict(start)
         outputs = self.runtime.run_batch(batch_id, source, now_ms)
         self.last_run = batch_id
+        if sinks is not None:
+            sinks.write(sinks.held(batch_id, outputs))
         return BatchResult(outputs, count_rows(source), dict(self.runtime.router.counters),
                            dict(self.runtime.bolt_metrics))
 
@@ -71,7 +76,8 @@ class DriverPlacement:
         if self.runtime is not None:
             self.runtime.reload()
 
-    def close_after(self, last: int, now_ms: int, counters: Mapping[CounterKey, int]) -> BatchResult:
+    def close_after(self, last: int, now_ms: int, counters: Mapping[CounterKey, int],
+                    sinks: SinkDelivery | None = None) -> BatchResult:
         """Close the tasks in memory if they are the ones after ``last``, else tasks built from the store."""
         runtime = self.runtime
         if runtime is None or runtime.closed or self.last_run != last:
@@ -79,7 +85,10 @@ class DriverPlacement:
             runtime = TopologyRuntime(self.topology, self.conf, now_ms, self.stores)
             runtime.router.counters = dict(counters)
         self.runtime = runtime  # closed, it still answers counters(); a later batch rebuilds the tasks from the store
-        return BatchResult(runtime.close())
+        outputs = runtime.close()
+        if sinks is not None:
+            sinks.write(sinks.held(FINAL, outputs))
+        return BatchResult(outputs)
 
     def counters(self) -> tuple[int | None, int, int]:
         """The runtime's lowest watermark, windows fired and late tuples (zeros before any batch)."""

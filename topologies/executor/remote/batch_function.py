@@ -21,9 +21,11 @@ from state_backends import open_backend
 from state_backends.urls import scheme_of
 from topologies.executor.batch_executor import BatchExecutor
 from topologies.executor.batch_log import BatchClock, OutputLog, OutputSink, wall_clock_ms
+from topologies.executor.output_types import OutputTypes
 from topologies.executor.placements import PLACEMENTS
 from topologies.executor.remote.journaled_memory import JournaledMemoryBackend
 from topologies.executor.remote.run_files import RunWriter
+from topologies.executor.sink_delivery import SinkDelivery
 from topologies.executor.storage import StorageDir, join, open_dir
 from topologies.topology import Topology
 
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from state_backends import StateBackend
+    from topologies.sinks.base import Sink
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class RunSpec:
     on_output: OutputSink | None = None
     clock: Callable[[], int] | None = None
     remote: bool = False
+    sinks: tuple[Sink, ...] = ()
 
     def squall_dir(self, *names: str) -> StorageDir:
         """``<checkpoint>/<name>/squall/<names...>``: where squall keeps its own files of this run."""
@@ -70,16 +74,24 @@ class RunSpec:
 
 def build_executor(spec: RunSpec, backend: StateBackend | None = None,
                    spark: SparkSession | None = None) -> BatchExecutor:
-    """The executor of ``spec`` over ``backend`` (default: opened from the spec), its placement chosen by name."""
+    """The executor of ``spec`` over ``backend`` (default: opened from the spec), its placement chosen by name.
+
+    ValueError when a sink takes a stream the topology does not end in, or gives it a schema of other fields.
+    """
     backend = backend if backend is not None else spec.open_state()
+    sinks = None
+    if spec.sinks:
+        sinks = SinkDelivery(spec.sinks, OutputTypes(spec.topology, spec.sinks, backend, spec.name), spark)
     output_dir = None if spec.output_dir is None else open_dir(join(spec.output_dir, spec.name))
     clock = BatchClock(spec.squall_dir("batch-times"), spec.clock or wall_clock_ms)
     writer = RunWriter(spec.squall_dir("run")) if spec.remote else None
+    fields = {(c, s): list(f) for c, streams in spec.topology.streams.items() for s, f in streams.items()}
     outputs = OutputLog(output_dir, keep=spec.outputs_in_memory, on_output=spec.on_output,
-                        mirror=None if writer is None else writer.write_outputs)
+                        mirror=None if writer is None else writer.write_outputs, fields=fields)
     placement = PLACEMENTS[spec.mode](topology=spec.topology, conf=spec.conf, backend=backend, name=spec.name,
                                       state_url=spec.state, spark=spark)
-    return BatchExecutor(spec.topology, spec.conf, clock, outputs, placement, backend, spec.name, run_writer=writer)
+    return BatchExecutor(spec.topology, spec.conf, clock, outputs, placement, backend, spec.name, run_writer=writer,
+                         sinks=sinks)
 
 
 class BatchFunction:

@@ -1,0 +1,166 @@
+"""TableSink: each batch's rows of a stream to a table through Spark's writer, typed, once per batch id."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bolts import BaseBolt, Fields
+from tests.topologies.helpers import counting_clock, write_batches
+from topologies import SparkRunner, TopologyBuilder
+from topologies.examples import sliding_window
+from topologies.executor.remote.batch_function import RunSpec, build_executor
+from topologies.sinks import TableSink
+from topologies.spouts import FileSpout
+
+README_SCHEMA = "source string, value double"
+
+
+def test_a_sink_names_what_is_wrong_with_its_settings():
+    with pytest.raises(ValueError, match="give exactly one of `path` and `table`"):
+        TableSink("printer")
+    with pytest.raises(ValueError, match="give exactly one of `path` and `table`"):
+        TableSink("printer", path="/tmp/x", table="t")
+    with pytest.raises(ValueError, match="TableSink: `stream`: a stream is named 'component' or 'component:stream'"):
+        TableSink("a:b:c", path="/tmp/x")
+    with pytest.raises(ValueError, match="`partition_by` need not name 'batch_id'"):
+        TableSink("printer", path="/tmp/x", partition_by=["batch_id"])
+    with pytest.raises(ValueError, match="TableSink: `schema`: unknown type 'dbl'"):
+        TableSink("printer", path="/tmp/x", schema="source string, value dbl")
+    with pytest.raises(ValueError, match="`schema` must not name 'batch_id'"):
+        TableSink("printer", path="/tmp/x", schema="batch_id bigint")
+    with pytest.raises(TypeError, match="`sinks` holds 'printer', which is not a sink"):
+        SparkRunner(None, checkpoint_location="/tmp/x", sinks=["printer"])  # type: ignore[arg-type,list-item]
+
+
+def readme_topology(tmp_path: Path):
+    data = tmp_path / "data"
+    sliding_window.generate(data, random.Random(42))
+    return sliding_window.build_topology(str(data))
+
+
+def printed(outputs) -> list[tuple[Any, ...]]:
+    return sorted((o.values[0], float(o.values[1])) for o in outputs if o.component == "printer")
+
+
+def test_the_readme_windows_reach_a_parquet_table_as_typed_columns(spark, tmp_path):
+    sink = TableSink("printer", path=str(tmp_path / "windows"), schema=README_SCHEMA)
+    runner = SparkRunner(spark, checkpoint_location=tmp_path / "ck", sinks=[sink], clock=counting_clock())
+    handle = runner.submit("readme-table", readme_topology(tmp_path), available_now=True)
+    assert handle.await_termination(300)
+    table = spark.read.parquet(str(tmp_path / "windows"))
+    assert [(f.name, f.dataType.simpleString()) for f in table.schema.fields] == [
+        ("source", "string"), ("value", "double"), ("batch_id", "int")]
+    rows = table.collect()
+    assert sorted((r.source, r.value) for r in rows) == printed(handle.outputs())
+    assert {r.batch_id for r in rows} == set(range(5))  # one partition per batch that had windows
+
+
+def test_a_replayed_batch_replaces_its_partition_and_the_flush_replaces_the_last_flush(spark, tmp_path):
+    rows = [{"key": k, "ts": 1_000 * i, "value": i} for i in range(6) for k in ("a", "b")]
+    b = TopologyBuilder()
+    b.set_spout("events", FileSpout(tmp_path / "unused", "json", ("key", "ts", "value"),
+                                    schema="key STRING, ts BIGINT, value BIGINT"))
+    b.set_bolt("echo", Echo()).shuffle_grouping("events")
+    sink = TableSink("echo", path=str(tmp_path / "t"), format="json")
+    spec = RunSpec(name="replay", topology=b.create_topology(), mode="driver", state="memory://",
+                   checkpoint_location=tmp_path / "ck", clock=counting_clock(), sinks=(sink,))
+    executor = build_executor(spec, spark=spark)
+    executor.run(0, {"events": [[r["key"], r["ts"], r["value"]] for r in rows[:6]]})
+    executor.run(0, {"events": [[r["key"], r["ts"], r["value"]] for r in rows[:6]]})  # Spark runs it again
+    executor.run(1, {"events": [[r["key"], r["ts"], r["value"]] for r in rows[6:]]})
+    executor.flush()
+    written = spark.read.json(str(tmp_path / "t"))
+    assert sorted((r.batch_id, r.key, r.value) for r in written.collect()) == sorted(
+        [(0, r["key"], r["value"]) for r in rows[:6]] + [(1, r["key"], r["value"]) for r in rows[6:]])
+    assert dict(written.dtypes) == {"key": "string", "value": "bigint", "batch_id": "int"}
+
+
+class Echo(BaseBolt):
+    def execute(self, input):
+        self.collector.emit([input["key"], input["value"]])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("key", "value"))
+
+
+class Sometimes(BaseBolt):
+    """Emits ``value`` as it is, None for key "n", and a str for key "s": the last is a type the column cannot take."""
+
+    def execute(self, input):
+        value = {"n": None, "s": "text"}.get(input["key"], input["value"])
+        self.collector.emit([input["key"], value])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("key", "value"))
+
+
+def sometimes_topology(tmp_path: Path, batches: list[list[str]]):
+    write_batches(tmp_path / "in", [[{"key": k, "ts": i, "value": i} for i, k in enumerate(keys)] for keys in batches])
+    b = TopologyBuilder()
+    b.set_spout("events", FileSpout(tmp_path / "in", "json", ("key", "ts", "value"),
+                                    schema="key STRING, ts BIGINT, value BIGINT", max_files_per_trigger=1))
+    b.set_bolt("sometimes", Sometimes()).shuffle_grouping("events")
+    return b.create_topology()
+
+
+@pytest.mark.parametrize("mode", ["driver", "distributed"])
+def test_inferred_types_hold_through_null_batches_and_a_misfit_fails_naming_it(mode, spark, tmp_path, redis_url):
+    state = "memory://" if mode == "driver" else redis_url
+    name = f"types-{mode}-{uuid.uuid4().hex[:6]}"
+    topology = sometimes_topology(tmp_path, [["a", "b"], ["n", "n"], ["c"]])
+    sink = TableSink("sometimes", path=str(tmp_path / "t"))
+    runner = SparkRunner(spark, mode=mode, state=state, checkpoint_location=tmp_path / "ck", sinks=[sink])
+    assert runner.submit(name, topology, available_now=True).await_termination(300)
+    table = spark.read.parquet(str(tmp_path / "t"))
+    assert dict(table.dtypes)["value"] == "bigint"  # the batch of nulls did not make it string
+    assert sorted((r.batch_id, r.key, r.value) for r in table.collect()) == [
+        (0, "a", 0), (0, "b", 1), (1, "n", None), (1, "n", None), (2, "c", 0)]
+
+    bad = sometimes_topology(tmp_path / "bad", [["a"], ["s"]])
+    runner = SparkRunner(spark, mode=mode, state=state, checkpoint_location=tmp_path / "ck-bad",
+                         sinks=[TableSink("sometimes", path=str(tmp_path / "bad-t"))])
+    handle = runner.submit(f"{name}-bad", bad, available_now=True)
+    with pytest.raises(Exception, match=r"bolt 'sometimes', stream 'default', field 'value'.*'text'|"
+                                        r"bolt 'sometimes', stream 'default', field 'value'.*string"):
+        handle.await_termination(300)
+
+
+def test_a_sink_of_a_stream_the_topology_lacks_is_refused_at_submit(spark, tmp_path):
+    runner = SparkRunner(spark, checkpoint_location=tmp_path / "ck",
+                         sinks=[TableSink("printr", path=str(tmp_path / "t"))])
+    with pytest.raises(ValueError, match=r"TableSink 'printr:default': the topology has no stream 'printr:default'; "
+                                         r"its terminal streams are \['printer:default'\]"):
+        runner.submit("missing", readme_topology(tmp_path), available_now=True)
+    runner = SparkRunner(spark, checkpoint_location=tmp_path / "ck2",
+                         sinks=[TableSink("printer", path=str(tmp_path / "t"), schema="source string")])
+    with pytest.raises(ValueError, match=r"the schema names \['source'\]; the fields of 'printer:default' are"):
+        runner.submit("schema", readme_topology(tmp_path), available_now=True)
+
+
+def test_a_catalog_table_is_created_then_written_a_batch_at_a_time(spark, tmp_path):
+    table = f"squall_windows_{uuid.uuid4().hex[:8]}"
+    sink = TableSink("printer", table=table, schema=README_SCHEMA, options={"compression": "zstd"})
+    runner = SparkRunner(spark, checkpoint_location=tmp_path / "ck", sinks=[sink], clock=counting_clock())
+    handle = runner.submit("catalog", readme_topology(tmp_path), available_now=True)
+    assert handle.await_termination(300)
+    try:
+        written = spark.table(table)
+        assert dict(written.dtypes) == {"source": "string", "value": "double", "batch_id": "bigint"}
+        assert sorted((r.source, r.value) for r in written.collect()) == printed(handle.outputs())
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {table}")
+
+
+def test_output_dir_records_keep_their_types_when_spark_reads_them(spark, tmp_path):
+    runner = SparkRunner(spark, checkpoint_location=tmp_path / "ck", output_dir=tmp_path / "out")
+    handle = runner.submit("records", sometimes_topology(tmp_path, [["a", "b"], ["c"]]), available_now=True)
+    assert handle.await_termination(300)
+    read = spark.read.json(str(tmp_path / "out" / "records"))
+    assert read.select("fields.*").dtypes == [("key", "string"), ("value", "bigint")]
+    assert sorted(tuple(r) for r in read.select("fields.key", "fields.value").collect()) == [
+        ("a", 0), ("b", 1), ("c", 0)]

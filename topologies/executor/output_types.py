@@ -1,0 +1,103 @@
+"""The typed columns of every stream a sink takes, pinned in the state store so a restart keeps them.
+
+:class:`OutputTypes` holds one :class:`~topologies.sinks.typed_outputs.StreamTypes`
+per stream the runner's sinks take. It checks, when the runner takes the
+sinks, that each stream is a terminal stream of the topology and that a
+sink's schema names exactly its fields; it loads what earlier runs inferred
+from ``<topology>/__types`` and commits what a batch newly infers there
+(before the batch is written, so a replay and the next submit find it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from topologies.executor.stored import namespace_name
+from topologies.sinks.typed_outputs import StreamTypes, parse_schema, parse_type, schema_ddl
+from topologies.topology import Topology
+
+if TYPE_CHECKING:
+    from state_backends import StateBackend
+    from topologies.sinks.base import Sink
+
+TYPES = "__types"
+
+
+def stream_fields(topology: Topology, stream: str, what: str) -> list[str]:
+    """The fields of ``"component:stream"``, a terminal stream of ``topology``; ValueError naming it otherwise."""
+    component, name = stream.split(":")
+    streams = topology.streams.get(component)
+    if streams is None or name not in streams:
+        known = terminal_names(topology)
+        msg = f"{what}: the topology has no stream {stream!r}; its terminal streams are {known}"
+        raise ValueError(msg)
+    if topology.subscribers.get((component, name)):
+        subscribers = [bolt for bolt, _ in topology.subscribers[component, name]]
+        msg = f"{what}: {stream!r} is not a terminal stream (bolts {subscribers} subscribe to it)"
+        raise ValueError(msg)
+    return list(streams[name])
+
+
+class OutputTypes:
+    """Each sunk stream's :class:`StreamTypes`, persisted under ``<name>/__types`` in ``backend``."""
+
+    def __init__(self, topology: Topology, sinks: Iterable[Sink], backend: StateBackend, name: str) -> None:
+        self.namespace = backend.namespace(namespace_name(name, TYPES))
+        self.streams: dict[str, StreamTypes] = {}
+        stored = {key.decode(): value.decode() for key, value in self.namespace.scan()}
+        for sink in sinks:
+            what = f"{type(sink).__name__} {sink.name!r}"
+            for stream in sorted(sink.streams if sink.streams is not None else terminal_names(topology)):
+                fields = stream_fields(topology, stream, what)
+                given = self._given(topology, stream, fields, sink.schemas.get(stream), what)
+                if stream in self.streams:
+                    if given and given != self.streams[stream].given:
+                        msg = f"{what}: another sink gives {stream!r} other types"
+                        raise ValueError(msg)
+                    continue
+                pinned = dict(parse_schema(stored[stream])) if stream in stored else {}
+                component, name_ = stream.split(":")
+                self.streams[stream] = StreamTypes(component, name_, fields, given, pinned)
+                check = getattr(sink, "check_columns", None)
+                if callable(check):
+                    check(fields)
+
+    @staticmethod
+    def _given(topology: Topology, stream: str, fields: list[str], schema: Any, what: str) -> dict[str, Any]:
+        component, name = stream.split(":")
+        declared = topology.streams[component][name]
+        given = {f: parse_type(t) for f, t in getattr(declared, "types", {}).items()}
+        if schema is None:
+            return given
+        named = dict(parse_schema(schema, f"{what}: `schema`"))
+        if sorted(named) != sorted(fields):
+            msg = f"{what}: the schema names {list(named)}; the fields of {stream!r} are {fields}"
+            raise ValueError(msg)
+        return given | named
+
+    def of(self, stream: str) -> StreamTypes:
+        """The types of ``stream``."""
+        return self.streams[stream]
+
+    def save(self, streams: Iterable[str] | None = None) -> None:
+        """Commit the pinned types of ``streams`` (all by default) when they differ from the stored ones."""
+        stored = {key.decode(): value.decode() for key, value in self.namespace.scan()}
+        puts: dict[bytes, bytes] = {}
+        for stream in streams if streams is not None else self.streams:
+            types = self.streams[stream]
+            pinned = [(f, types.pinned[f]) for f in types.fields if f in types.pinned]
+            text = schema_ddl(pinned)
+            if pinned and stored.get(stream) != text:
+                puts[stream.encode()] = text.encode()
+        if puts:
+            self.namespace.commit((self.namespace.committed_batch_id() or 0) + 1, puts)
+
+    def pinned(self) -> Mapping[str, StreamTypes]:
+        """Every stream's types as they stand."""
+        return dict(self.streams)
+
+
+def terminal_names(topology: Topology) -> list[str]:
+    """The topology's terminal bolt streams as ``"component:stream"`` names."""
+    return [f"{bolt}:{stream}" for bolt, stream in topology.terminal_streams()]

@@ -1,0 +1,394 @@
+"""Typed columns for a terminal stream: Spark DDL types, inferred once and kept, and the Arrow tables they make.
+
+A stream's column types come from, in order: the schema a sink gives (a DDL
+string such as ``"word string, count bigint"``, a ``pyspark.sql.types.StructType``
+or a ``pyarrow.Schema``), the types declared with the stream's fields
+(``Fields("word", "count", types={"count": "bigint"})``), and otherwise
+inference from the values: ``bool`` is ``boolean``, ``int`` ``bigint``,
+``float`` ``double``, ``str`` ``string``, ``bytes`` ``binary``,
+``datetime`` ``timestamp`` (UTC; a naive one is read as UTC), ``date``
+``date``, ``Decimal`` ``decimal(38,18)``, a list ``array<...>`` and a dict
+with string keys ``map<string,...>``.
+
+An inferred type is *pinned* the first time a value shows it and never
+changes: nulls leave it as it is, and a value of another type fails, naming
+the bolt, the stream, the field and the value. A field that has shown only
+nulls when its stream is first written is pinned as ``string``, as Spark's own
+JSON inference does; give the sink a schema when that is wrong. Declared and
+given types convert values as Arrow does (an ``int`` into a ``double`` column is
+fine, a ``str`` into a ``bigint`` one fails with the same naming).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+import pyarrow as pa
+
+__all__ = ["StreamTypes", "ddl_of", "infer_type", "merge_types", "parse_schema", "parse_type", "schema_ddl"]
+
+_SIMPLE: dict[str, pa.DataType] = {
+    "boolean": pa.bool_(), "bool": pa.bool_(),
+    "tinyint": pa.int8(), "byte": pa.int8(), "smallint": pa.int16(), "short": pa.int16(),
+    "int": pa.int32(), "integer": pa.int32(), "bigint": pa.int64(), "long": pa.int64(),
+    "float": pa.float32(), "real": pa.float32(), "double": pa.float64(),
+    "string": pa.string(), "binary": pa.binary(), "date": pa.date32(),
+    "timestamp": pa.timestamp("us", tz="UTC"), "timestamp_ltz": pa.timestamp("us", tz="UTC"),
+    "timestamp_ntz": pa.timestamp("us"), "void": pa.null(),
+}
+_NAMES: dict[pa.DataType, str] = {
+    pa.bool_(): "boolean", pa.int8(): "tinyint", pa.int16(): "smallint", pa.int32(): "int", pa.int64(): "bigint",
+    pa.float32(): "float", pa.float64(): "double", pa.string(): "string", pa.large_string(): "string",
+    pa.binary(): "binary", pa.large_binary(): "binary", pa.date32(): "date", pa.null(): "void",
+    pa.timestamp("us"): "timestamp_ntz",
+}
+_TOKEN = re.compile(r"\s*(`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*|\d+|[<>(),:])")
+DEFAULT_DECIMAL = pa.decimal128(38, 18)
+
+
+class _Tokens:
+    def __init__(self, text: str, what: str) -> None:
+        self.text, self.what = text, what
+        self.items: list[str] = []
+        position = 0
+        while position < len(text):
+            if text[position:].strip() == "":
+                break
+            match = _TOKEN.match(text, position)
+            if match is None:
+                self.fail(f"unexpected {text[position:].strip()[:20]!r}")
+            self.items.append(match.group(1))
+            position = match.end()
+        self.at = 0
+
+    def fail(self, why: str) -> Any:
+        msg = f"{self.what}: {why} in the type {self.text!r}"
+        raise ValueError(msg)
+
+    def peek(self) -> str | None:
+        return self.items[self.at] if self.at < len(self.items) else None
+
+    def take(self, expected: str | None = None) -> str:
+        token = self.peek()
+        if token is None or (expected is not None and token.lower() != expected):
+            self.fail(f"expected {expected or 'more'}, found {token or 'the end'}")
+        self.at += 1
+        return token  # type: ignore[return-value]
+
+    def name(self) -> str:
+        token = self.take()
+        if token.startswith("`"):
+            return token[1:-1].replace("``", "`")
+        if not (token[0].isalpha() or token[0] == "_"):
+            self.fail(f"expected a field name, found {token!r}")
+        return token
+
+
+def _type(tokens: _Tokens) -> pa.DataType:
+    word = tokens.take().lower()
+    if word in ("decimal", "dec", "numeric"):
+        if tokens.peek() != "(":
+            return pa.decimal128(10, 0)
+        tokens.take("(")
+        precision = int(tokens.take())
+        scale = 0
+        if tokens.peek() == ",":
+            tokens.take(",")
+            scale = int(tokens.take())
+        tokens.take(")")
+        if not 1 <= precision <= 38 or not 0 <= scale <= precision:
+            tokens.fail(f"decimal({precision},{scale}) is out of range")
+        return pa.decimal128(precision, scale)
+    if word == "array":
+        tokens.take("<")
+        element = _type(tokens)
+        tokens.take(">")
+        return pa.list_(element)
+    if word == "map":
+        tokens.take("<")
+        key = _type(tokens)
+        tokens.take(",")
+        value = _type(tokens)
+        tokens.take(">")
+        return pa.map_(key, value)
+    if word == "struct":
+        tokens.take("<")
+        fields = []
+        while tokens.peek() != ">":
+            name = tokens.name()
+            if tokens.peek() == ":":
+                tokens.take(":")
+            fields.append(pa.field(name, _type(tokens)))
+            if tokens.peek() == ",":
+                tokens.take(",")
+        tokens.take(">")
+        return pa.struct(fields)
+    if word in ("varchar", "char") and tokens.peek() == "(":
+        tokens.take("(")
+        tokens.take()
+        tokens.take(")")
+        return pa.string()
+    if word not in _SIMPLE:
+        tokens.fail(f"unknown type {word!r}")
+    return _SIMPLE[word]
+
+
+def parse_type(text: str, what: str = "type") -> pa.DataType:
+    """The Arrow type of a Spark DDL type (``bigint``, ``decimal(10,2)``, ``array<string>``, ...)."""
+    tokens = _Tokens(text, what)
+    result = _type(tokens)
+    if tokens.peek() is not None:
+        tokens.fail(f"unexpected {tokens.peek()!r}")
+    return result
+
+
+def parse_schema(schema: Any, what: str = "schema") -> list[tuple[str, pa.DataType]]:
+    """Named types from a DDL string (``"a bigint, b string"``), a Spark ``StructType`` or a ``pyarrow.Schema``."""
+    if isinstance(schema, pa.Schema):
+        return [(f.name, f.type) for f in schema]
+    if hasattr(schema, "simpleString") and hasattr(schema, "fields"):  # pyspark.sql.types.StructType
+        return [(f.name, f.type) for f in parse_type(schema.simpleString(), what)]
+    if not isinstance(schema, str) or not schema.strip():
+        msg = f"{what}: a schema is a DDL string ('word string, count bigint'), a StructType or a pyarrow.Schema; " \
+              f"got {schema!r} instead"
+        raise TypeError(msg)
+    text = schema.strip()
+    if text.lower().startswith("struct<"):
+        return [(f.name, f.type) for f in parse_type(text, what)]
+    tokens = _Tokens(text, what)
+    fields: list[tuple[str, pa.DataType]] = []
+    while tokens.peek() is not None:
+        name = tokens.name()
+        if tokens.peek() == ":":
+            tokens.take(":")
+        fields.append((name, _type(tokens)))
+        if tokens.peek() is not None:
+            tokens.take(",")
+    names = [n for n, _ in fields]
+    if len(set(names)) != len(names):
+        tokens.fail("a field is named twice")
+    return fields
+
+
+def ddl_of(arrow_type: pa.DataType) -> str:
+    """The Spark DDL name of an Arrow type (the inverse of :func:`parse_type` for the types it makes)."""
+    if arrow_type in _NAMES:
+        return _NAMES[arrow_type]
+    if pa.types.is_timestamp(arrow_type):
+        return "timestamp" if arrow_type.tz is not None else "timestamp_ntz"
+    if pa.types.is_decimal(arrow_type):
+        return f"decimal({arrow_type.precision},{arrow_type.scale})"
+    if pa.types.is_map(arrow_type):
+        return f"map<{ddl_of(arrow_type.key_type)},{ddl_of(arrow_type.item_type)}>"
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return f"array<{ddl_of(arrow_type.value_type)}>"
+    if pa.types.is_struct(arrow_type):
+        return "struct<" + ",".join(f"`{f.name}`:{ddl_of(f.type)}" for f in arrow_type) + ">"
+    msg = f"ddl_of: no Spark type for the Arrow type {arrow_type}"
+    raise TypeError(msg)
+
+
+def schema_ddl(fields: Iterable[tuple[str, pa.DataType]]) -> str:
+    """Named types as a DDL string, ``"`a` bigint, `b` string"``."""
+    return ", ".join(f"`{name}` {ddl_of(t)}" for name, t in fields)
+
+
+def infer_type(value: Any) -> pa.DataType:
+    """The type a value shows (``pa.null()`` for None, and inside empty lists and dicts); TypeError if none."""
+    if value is None:
+        return pa.null()
+    if isinstance(value, bool):
+        return pa.bool_()
+    if isinstance(value, int):
+        return pa.int64()
+    if isinstance(value, float):
+        return pa.float64()
+    if isinstance(value, str):
+        return pa.string()
+    if isinstance(value, bytes | bytearray):
+        return pa.binary()
+    if isinstance(value, datetime):
+        return pa.timestamp("us", tz="UTC")
+    if isinstance(value, date):
+        return pa.date32()
+    if isinstance(value, Decimal):
+        return DEFAULT_DECIMAL
+    if isinstance(value, list | tuple):
+        element: pa.DataType = pa.null()
+        for item in value:
+            element = merge_types(element, infer_type(item))
+        return pa.list_(element)
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        item_type: pa.DataType = pa.null()
+        for item in value.values():
+            item_type = merge_types(item_type, infer_type(item))
+        return pa.map_(pa.string(), item_type)
+    msg = f"a {type(value).__name__} has no column type"
+    raise TypeError(msg)
+
+
+def merge_types(known: pa.DataType, seen: pa.DataType) -> pa.DataType:
+    """``known`` with the parts it does not know yet (``null``) taken from ``seen``; TypeError where they differ."""
+    if pa.types.is_null(seen):
+        return known
+    if pa.types.is_null(known):
+        return seen
+    if pa.types.is_list(known) and pa.types.is_list(seen):
+        return pa.list_(merge_types(known.value_type, seen.value_type))
+    if pa.types.is_map(known) and pa.types.is_map(seen):
+        return pa.map_(merge_types(known.key_type, seen.key_type), merge_types(known.item_type, seen.item_type))
+    if known != seen:
+        msg = f"{ddl_of(seen)} is not {ddl_of(known)}"
+        raise TypeError(msg)
+    return known
+
+
+def _settled(arrow_type: pa.DataType) -> pa.DataType:
+    """``arrow_type`` with every part still unknown made ``string``."""
+    if pa.types.is_null(arrow_type):
+        return pa.string()
+    if pa.types.is_list(arrow_type):
+        return pa.list_(_settled(arrow_type.value_type))
+    if pa.types.is_map(arrow_type):
+        return pa.map_(_settled(arrow_type.key_type), _settled(arrow_type.item_type))
+    return arrow_type
+
+
+class StreamTypes:
+    """The column types of one terminal stream (``component``'s ``stream``, fields ``fields``).
+
+    ``given``: the types a schema or the declaration fixes (a schema must name
+    every field); ``pinned``: types inferred so far. :meth:`observe` checks
+    values and learns types; :meth:`settle` pins what is still unknown (as
+    ``string``) when the stream is first written; :meth:`table` makes the Arrow
+    table, failing on a value that does not fit, naming it.
+    """
+
+    def __init__(self, component: str, stream: str, fields: Sequence[str],
+                 given: Mapping[str, pa.DataType] | None = None,
+                 pinned: Mapping[str, pa.DataType] | None = None) -> None:
+        self.component, self.stream = component, stream
+        self.fields = list(fields)
+        self.given = dict(given or {})
+        self.pinned = {f: t for f, t in (pinned or {}).items() if f not in self.given}
+
+    def where(self, field: str) -> str:
+        """Which column this is, for messages."""
+        return f"bolt {self.component!r}, stream {self.stream!r}, field {field!r}"
+
+    def known(self, field: str) -> pa.DataType:
+        """The field's type so far (``null`` parts unknown)."""
+        return self.given.get(field) or self.pinned.get(field) or pa.null()
+
+    def observe(self, rows: Iterable[Sequence[Any]]) -> bool:
+        """Check ``rows`` against the inferred types and learn from them; whether a type was learned.
+
+        TypeError naming the bolt, stream, field and value for a value of another type than the field's.
+        """
+        changed = False
+        inferred = [i for i, f in enumerate(self.fields) if f not in self.given]
+        if not inferred:
+            return False
+        for row in rows:
+            self._check_width(row)
+            for i in inferred:
+                value = row[i]
+                if value is None:
+                    continue
+                field = self.fields[i]
+                known = self.pinned.get(field, pa.null())
+                try:
+                    merged = merge_types(known, infer_type(value))
+                except TypeError as err:
+                    raise self._mismatch(field, value, known, err) from None
+                if merged != known:
+                    self.pinned[field] = merged
+                    changed = True
+        return changed
+
+    def learn(self, seen: Mapping[str, pa.DataType]) -> bool:
+        """Merge types another process inferred (a distributed task's); whether a type was learned."""
+        changed = False
+        for field, arrow_type in seen.items():
+            if field in self.given:
+                continue
+            known = self.pinned.get(field, pa.null())
+            try:
+                merged = merge_types(known, arrow_type)
+            except TypeError as err:
+                msg = f"{self.where(field)}: a task emitted {ddl_of(arrow_type)} values where the column is " \
+                      f"{ddl_of(_settled(known))} ({err}); give the sink a schema to convert them"
+                raise TypeError(msg) from None
+            if merged != known:
+                self.pinned[field], changed = merged, True
+        return changed
+
+    def settle(self) -> bool:
+        """Pin every part still unknown as ``string``; whether anything was pinned."""
+        changed = False
+        for field in self.fields:
+            if field in self.given:
+                continue
+            known = self.pinned.get(field, pa.null())
+            settled = _settled(known)
+            if settled != known:
+                self.pinned[field], changed = settled, True
+        return changed
+
+    def schema(self) -> pa.Schema:
+        """The stream's Arrow schema, unknown parts as ``string`` (call :meth:`settle` to pin them)."""
+        return pa.schema([pa.field(f, _settled(self.known(f))) for f in self.fields])
+
+    def table(self, rows: Sequence[Sequence[Any]]) -> pa.Table:
+        """``rows`` as an Arrow table of :meth:`schema`; TypeError naming the first value that does not fit."""
+        schema = self.schema()
+        for row in rows:
+            self._check_width(row)
+        columns = []
+        for i, field in enumerate(schema):
+            values = [row[i] for row in rows]
+            if field.name not in self.given:
+                self.observe_column(field.name, values)
+            try:
+                columns.append(pa.array(values, field.type))
+            except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError):
+                raise self._first_misfit(field, values) from None
+        return pa.Table.from_arrays(columns, schema=schema)
+
+    def observe_column(self, field: str, values: Sequence[Any]) -> None:
+        """Check one column's values against the field's pinned type (TypeError naming the first misfit)."""
+        known = self.pinned.get(field, pa.null())
+        for value in values:
+            if value is None:
+                continue
+            try:
+                merge_types(known, infer_type(value))
+            except TypeError as err:
+                raise self._mismatch(field, value, known, err) from None
+
+    def _check_width(self, row: Sequence[Any]) -> None:
+        if len(row) != len(self.fields):
+            msg = f"bolt {self.component!r}, stream {self.stream!r}: {len(row)} values {list(row)!r} for the " \
+                  f"fields {self.fields}"
+            raise TypeError(msg)
+
+    def _mismatch(self, field: str, value: Any, known: pa.DataType, err: TypeError) -> TypeError:
+        column = ddl_of(_settled(known))
+        msg = f"{self.where(field)}: the value {value!r} ({type(value).__name__}) is not {column}, the column's " \
+              f"type ({err}); give the sink a schema (or Fields types) to convert such values"
+        return TypeError(msg)
+
+    def _first_misfit(self, field: pa.Field, values: Sequence[Any]) -> TypeError:
+        for value in values:
+            try:
+                pa.array([value], field.type)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as err:
+                msg = f"{self.where(field.name)}: the value {value!r} ({type(value).__name__}) does not fit the " \
+                      f"column's type {ddl_of(field.type)} ({err})"
+                return TypeError(msg)
+        msg = f"{self.where(field.name)}: the values do not fit the column's type {ddl_of(field.type)}"
+        return TypeError(msg)
