@@ -2,7 +2,9 @@
 
 Usage: ``python -m tests.faults.fault_run '<json>'`` with keys ``data`` (the
 input files), ``checkpoint``, ``output`` (the runner's ``output_dir``),
-``state`` (a Redis or HBase URL), ``name`` (the query name), ``master``
+``state`` (a Redis or HBase URL), ``name`` (the query name), ``tables``
+(optional: ``{"component:stream": path}``, each stream also written there by a
+Parquet :class:`~topologies.sinks.TableSink`), ``master``
 (default ``local[1]``), ``mode`` (default ``driver``), ``conf`` (the
 topology's conf, default none), and optionally
 ``hold_after``, a batch id: after running it the driver writes
@@ -130,6 +132,7 @@ def main() -> None:
     from tests.cluster.cases import mixed
     from tests.topologies.distributed_run import session
     from topologies import SparkRunner
+    from topologies.sinks import TableSink
 
     logging.basicConfig(level=logging.WARNING, format="%(name)s %(levelname)s %(message)s")
     logging.getLogger("squall.state").setLevel(logging.INFO)  # the store's retries, for the tests to see
@@ -144,7 +147,8 @@ def main() -> None:
     recorded = len(list(times.glob("*.json"))) if times.is_dir() else 0
     clock = iter(range(START + recorded * STEP, 2**62, STEP))
     runner = SparkRunner(spark, mode=args.get("mode", "driver"), state=args["state"], checkpoint_location=checkpoint,
-                         output_dir=args["output"], clock=lambda: next(clock), conf=args.get("conf"))
+                         output_dir=args["output"], clock=lambda: next(clock), conf=args.get("conf"),
+                         sinks=[TableSink(s, path=p) for s, p in args.get("tables", {}).items()])
     handle = runner.submit(args["name"], mixed(Path(args["data"])), available_now=True)
     if not handle.await_termination(600):
         msg = f"fault_run: query {args['name']} did not end within 600 s"

@@ -24,6 +24,19 @@ def write_input(directory: Path) -> Path:
     return directory
 
 
+TABLE_STREAMS = ("tally_all", "agg_total")  # the mixed case's streams a Query with tables writes to Parquet
+
+
+def table_rows(path: Path) -> Counter[str]:
+    """Every row of the Parquet table at ``path`` (``batch_id`` included) as JSON, as a multiset."""
+    import pyarrow.dataset as ds
+
+    if not path.is_dir():
+        return Counter()
+    table = ds.dataset(path, format="parquet", partitioning="hive").to_table()
+    return Counter(json.dumps(row, sort_keys=True, default=str) for row in table.to_pylist())
+
+
 def outputs_of(directory: Path) -> Counter[str]:
     """Every output record a run left in ``directory`` (its batch files and ``final.jsonl``), as a multiset."""
     return Counter(line for path in sorted(directory.glob("*.jsonl")) for line in path.read_text().splitlines())
@@ -70,6 +83,15 @@ class Query:
     def outputs(self) -> Counter[str]:
         """Every output record the query's runs left, as a multiset."""
         return outputs_of(self.output / self.name)
+
+    def with_tables(self) -> Query:
+        """This query with :data:`TABLE_STREAMS` written to Parquet tables under ``<root>/tables``."""
+        self.extra["tables"] = {s: str(self.root / "tables" / s) for s in TABLE_STREAMS}
+        return self
+
+    def tables(self) -> dict[str, Counter[str]]:
+        """Each table's rows as a multiset (needs :meth:`with_tables`)."""
+        return {s: table_rows(self.root / "tables" / s) for s in TABLE_STREAMS}
 
 
 def completed(result: subprocess.CompletedProcess[str]) -> None:

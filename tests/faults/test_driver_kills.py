@@ -8,7 +8,10 @@ once at each point of the shutdown flush, and finally run to the end. Every
 process is killed with its Spark JVM (its whole process group), as a crashed
 driver host would be. What the chain's processes wrote, batch files and the
 flush's, must be exactly the fault-free run's records: nothing lost, nothing
-twice.
+twice. With Redis the runs also write two streams to Parquet tables
+(:class:`~topologies.sinks.TableSink`): every kill after a batch's write and
+before Spark's commit replays the batch, and each table must hold exactly
+the fault-free run's rows.
 """
 
 from __future__ import annotations
@@ -51,7 +54,10 @@ def _kills(rng: random.Random, hits: dict[str, int]) -> list[dict]:
 
 
 def test_driver_killed_at_every_named_point_loses_nothing_and_doubles_nothing(data, state, tmp_path):
+    tables = state.startswith("redis")
     baseline = Query(data, tmp_path / "baseline", state)
+    if tables:
+        baseline.with_tables()
     completed(baseline.run())
     expected, hits = baseline.outputs(), baseline.hits()
     assert sum(expected.values()) > 150 and hits["flush-closing"] > 10  # a run with real work in batches and flush
@@ -60,6 +66,8 @@ def test_driver_killed_at_every_named_point_loses_nothing_and_doubles_nothing(da
     kills: Counter[str] = Counter()
     for chain in range(CHAINS):
         query = Query(data, tmp_path / f"chain-{chain}", state)
+        if tables:
+            query.with_tables()
         planned = _kills(rng, hits)
         for kill in planned:
             result = query.run(kill=kill)
@@ -75,6 +83,10 @@ def test_driver_killed_at_every_named_point_loses_nothing_and_doubles_nothing(da
             f"chain {chain} (kills {planned}): lost {sorted((expected - got).elements())[:5]}, "
             f"extra {sorted((got - expected).elements())[:5]}"
         )
+        if tables:
+            assert query.tables() == baseline.tables(), f"chain {chain} (kills {planned}): the tables differ"
+            assert all(baseline.tables().values()), "a table stayed empty: the sink wrote nothing"
+
     print(f"\n{state.split(':')[0]}: {sum(kills.values())} kills, outputs equal the fault-free run's: "
           f"{dict(sorted(kills.items()))}")
     assert sum(kills.values()) >= 7 * CHAINS

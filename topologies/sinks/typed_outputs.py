@@ -7,8 +7,10 @@ or a ``pyarrow.Schema``), the types declared with the stream's fields
 inference from the values: ``bool`` is ``boolean``, ``int`` ``bigint``,
 ``float`` ``double``, ``str`` ``string``, ``bytes`` ``binary``,
 ``datetime`` ``timestamp`` (UTC; a naive one is read as UTC), ``date``
-``date``, ``Decimal`` ``decimal(38,18)``, a list ``array<...>`` and a dict
-with string keys ``map<string,...>``.
+``date``, ``Decimal`` ``decimal(38,18)``, a list ``array<...>``, a dict
+with string keys ``map<string,...>``, a named tuple (a pane's ``PaneInfo``)
+or a dataclass a ``struct`` of its fields, and any other tuple a ``struct``
+of ``_1``, ``_2``, ... (as Spark's ``createDataFrame`` infers tuples).
 
 An inferred type is *pinned* the first time a value shows it and never
 changes: nulls leave it as it is, and a value of another type fails, naming
@@ -21,6 +23,7 @@ fine, a ``str`` into a ``bigint`` one fails with the same naming).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
@@ -217,7 +220,12 @@ def infer_type(value: Any) -> pa.DataType:
         return pa.date32()
     if isinstance(value, Decimal):
         return DEFAULT_DECIMAL
-    if isinstance(value, list | tuple):
+    if isinstance(value, tuple):
+        names = getattr(value, "_fields", None) or [f"_{i + 1}" for i in range(len(value))]
+        return pa.struct([pa.field(n, infer_type(v)) for n, v in zip(names, value, strict=True)])
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return pa.struct([pa.field(f.name, infer_type(getattr(value, f.name))) for f in dataclasses.fields(value)])
+    if isinstance(value, list):
         element: pa.DataType = pa.null()
         for item in value:
             element = merge_types(element, infer_type(item))
@@ -241,6 +249,8 @@ def merge_types(known: pa.DataType, seen: pa.DataType) -> pa.DataType:
         return pa.list_(merge_types(known.value_type, seen.value_type))
     if pa.types.is_map(known) and pa.types.is_map(seen):
         return pa.map_(merge_types(known.key_type, seen.key_type), merge_types(known.item_type, seen.item_type))
+    if pa.types.is_struct(known) and pa.types.is_struct(seen) and [f.name for f in known] == [f.name for f in seen]:
+        return pa.struct([pa.field(k.name, merge_types(k.type, s.type)) for k, s in zip(known, seen, strict=True)])
     if known != seen:
         msg = f"{ddl_of(seen)} is not {ddl_of(known)}"
         raise TypeError(msg)
@@ -255,7 +265,18 @@ def _settled(arrow_type: pa.DataType) -> pa.DataType:
         return pa.list_(_settled(arrow_type.value_type))
     if pa.types.is_map(arrow_type):
         return pa.map_(_settled(arrow_type.key_type), _settled(arrow_type.item_type))
+    if pa.types.is_struct(arrow_type):
+        return pa.struct([pa.field(f.name, _settled(f.type)) for f in arrow_type])
     return arrow_type
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as Arrow converts it: a dataclass as the dict of its fields (at any depth)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, list):
+        return [_plain(v) for v in value] if any(dataclasses.is_dataclass(v) for v in value) else value
+    return value
 
 
 class StreamTypes:
@@ -353,6 +374,7 @@ class StreamTypes:
             values = [row[i] for row in rows]
             if field.name not in self.given:
                 self.observe_column(field.name, values)
+            values = [_plain(v) for v in values]
             try:
                 columns.append(pa.array(values, field.type))
             except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError):
