@@ -11,7 +11,10 @@ holds one SparkContext).
 Per batch it prints the rows and bytes of the batch's input and the rows and
 bytes the driver received from the stages (terminal outputs and one status
 row per task and spout partition): in distributed mode they follow the
-outputs, not the inputs. The squall sums are checked against Spark's on every
+outputs, not the inputs. The same run again with the windows going to a
+Parquet ``TableSink`` shows what the driver receives then: status rows only,
+the windows going from the executors to the table. The squall sums (from the
+outputs, then read back from the table) are checked against Spark's on every
 window Spark emitted.
 
 Run: ``python benchmarks/scale_out.py [--events N | --quick]``.
@@ -47,6 +50,7 @@ from benchmarks.race import (
 from benchmarks.spark_sliding_sum import redis_url
 from bolts import Fields
 from topologies import FileSpout, SparkRunner, TopologyBuilder
+from topologies.sinks import TableSink
 
 
 def session(executors: int) -> Any:
@@ -94,11 +98,31 @@ def measure(executors: int, data: Path, state: str) -> dict[str, Any]:
     squall_s = time.perf_counter() - start
     outputs = [(o.task, list(o.values)) for o in handle.outputs()]
     check_sums(spark_sums, outputs, f"aggregate bolt, distributed, {executors} executors")
-    per_batch = [received[i : i + 2] for i in range(0, len(received), 2)]  # the bolt's frame, then the spouts'
-    batches = [{"rows": sum(r for r, _ in b), "bytes": sum(n for _, n in b)} for b in per_batch]
+    batches = per_batch(received)
+
+    received.clear()
+    table = tempfile.mkdtemp(prefix="scale-table-")
+    runner = SparkRunner(spark, "distributed", state, checkpoint_location=tempfile.mkdtemp(prefix="scale-ck-"),
+                         clock=step_clock(), sinks=[TableSink("sum", path=table)])
+    start = time.perf_counter()
+    handle = runner.submit(f"scale-{uuid.uuid4().hex[:8]}", builder.create_topology(), available_now=True)
+    handle.await_termination()
+    sink_s = time.perf_counter() - start
+    assert not handle.outputs(), "the table sink's stream reached the driver"
+    rows = spark.read.parquet(table).toArrow().to_pylist()
+    rows.sort(key=lambda r: (r["batch_id"] < 0, r["batch_id"], r["pane"]["index"]))  # the flush comes last
+    check_sums(spark_sums, [(0, [r["key"], r["window_start"], r["window_end"], r["value"]]) for r in rows],
+               f"aggregate bolt to a table, distributed, {executors} executors")
     spark.stop()
     return {"executors": executors, "spark_s": spark_s, "squall_s": squall_s, "windows": len(spark_sums),
-            "outputs": len(outputs), "driver": batches}
+            "outputs": len(outputs), "driver": batches, "sink_s": sink_s, "sink_driver": per_batch(received),
+            "table_rows": len(rows)}
+
+
+def per_batch(received: list[tuple[int, int]]) -> list[dict[str, int]]:
+    """The driver's rows and bytes per batch: each batch collects the bolt's frame, then the spouts'."""
+    pairs = [received[i : i + 2] for i in range(0, len(received), 2)]
+    return [{"rows": sum(r for r, _ in b), "bytes": sum(n for _, n in b)} for b in pairs]
 
 
 def main() -> None:
@@ -129,19 +153,25 @@ def main() -> None:
             results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     print(f"scale-out: {events:,} events, WindowedAggregateBolt(sum) in distributed mode on Redis, {TASKS} tasks, "
           f"local-cluster[E,1,2048]; sums equal Spark's on all {results[0]['windows']:,} windows")
-    print(f"{'executors':>9}{'Spark s':>9}{'squall s':>10}{'squall events/s':>17}{'x Spark':>9}")
+    print(f"{'executors':>9}{'Spark s':>9}{'squall s':>10}{'squall events/s':>17}{'x Spark':>9}"
+          f"{'with table s':>14}")
     for r in results:
         print(f"{r['executors']:>9}{r['spark_s']:>9.2f}{r['squall_s']:>10.2f}{events / r['squall_s']:>17,.0f}"
-              f"{r['spark_s'] / r['squall_s']:>9.2f}")
-    print("\nper batch, 2 executors: the batch's input, and what the driver received from the stages")
-    print(f"{'batch':>5}{'input rows':>12}{'input bytes':>13}{'driver rows':>13}{'driver bytes':>14}")
-    for i, got in enumerate(results[1]["driver"]):
+              f"{r['spark_s'] / r['squall_s']:>9.2f}{r['sink_s']:>14.2f}")
+    print("\nper batch, 2 executors: the batch's input, and what the driver received from the stages,")
+    print("with the windows as outputs and with the windows going to a Parquet TableSink")
+    print(f"{'batch':>5}{'input rows':>12}{'input bytes':>13}{'driver rows':>13}{'driver bytes':>14}"
+          f"{'rows, table':>13}{'bytes, table':>14}")
+    for i, (got, sunk) in enumerate(zip(results[1]["driver"], results[1]["sink_driver"], strict=False)):
         rows, size = (inputs[i], input_bytes[i]) if i < len(inputs) else (0, 0)
         label = str(i) if i < len(inputs) else "flush"
-        print(f"{label:>5}{rows:>12,}{size:>13,}{got['rows']:>13,}{got['bytes']:>14,}")
+        print(f"{label:>5}{rows:>12,}{size:>13,}{got['rows']:>13,}{got['bytes']:>14,}{sunk['rows']:>13,}"
+              f"{sunk['bytes']:>14,}")
     total_in = sum(input_bytes)
     total_driver = sum(b["bytes"] for b in results[1]["driver"])
-    print(f"driver bytes / input bytes: {total_driver / total_in:.3f} ({results[1]['outputs']:,} outputs)")
+    total_sunk = sum(b["bytes"] for b in results[1]["sink_driver"])
+    print(f"driver bytes / input bytes: {total_driver / total_in:.4f} ({results[1]['outputs']:,} outputs); "
+          f"with the table sink {total_sunk / total_in:.4f} ({results[1]['table_rows']:,} rows in the table)")
 
 
 if __name__ == "__main__":

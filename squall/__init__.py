@@ -57,7 +57,7 @@ from topologies import (
     TopologyBuilder,
     TopologyHandle,
 )
-from topologies.sinks import KafkaSink
+from topologies.sinks import KafkaSink, TableSink
 from topologies.spouts import MalformedRecordError
 from topologies.testing import Activation, BoltHarness
 from windowing import (
@@ -133,6 +133,7 @@ __all__ = [
     "Spout",
     "StateBackend",
     "StateBackendError",
+    "TableSink",
     "TimeDifferenceWindows",
     "Timing",
     "Topology",

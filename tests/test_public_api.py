@@ -36,6 +36,7 @@ HOME = {
     "DataFrameSpout": "topologies.spouts",
     "FileSpout": "topologies.spouts",
     "KafkaSink": "topologies.sinks",
+    "TableSink": "topologies.sinks",
     "KafkaSpout": "topologies.spouts",
     "MalformedRecordError": "topologies.spouts",
     "Output": "topologies",

@@ -6,8 +6,11 @@ holding one input directory per case), ``checkpoint``, ``state`` (a Redis or
 HBase URL), ``runs`` (how many times each case runs, each as a new query, so
 placement differs from run to run), ``name`` (a prefix for the query names) and
 ``probe`` (where :class:`tests.cluster.cases.Probe` records processes, one
-directory per run). Prints one JSON line: ``{"<case>": [outputs of run 0, ...]}``
-with outputs as ``[component, task, stream, values]`` in order.
+directory per run), and ``table``: a directory where one more run of the
+``sliding_window`` case writes its printer's stream with a Parquet
+``TableSink``, from the executors. Prints one JSON line: ``{"<case>": [outputs
+of run 0, ...], "table_outputs": [outputs of the table run]}`` with outputs as
+``[component, task, stream, values]`` in order.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ def main() -> None:
     from tests.topologies.distributed_run import session
     from tests.topologies.helpers import counting_clock
     from topologies import SparkRunner
+    from topologies.sinks import TableSink
 
     spark = session(args["master"])
     result: dict[str, list] = {case.name: [] for case in CASES}
@@ -40,6 +44,14 @@ def main() -> None:
                 msg = f"case {case.name} run {run} did not end within 600 s"
                 raise SystemExit(msg)
             result[case.name].append(as_json(handle.outputs()))
+    case = next(c for c in CASES if c.name == "sliding_window")
+    runner = SparkRunner(spark, mode="distributed", state=args["state"], clock=counting_clock(),
+                         checkpoint_location=Path(args["checkpoint"]) / "table",
+                         sinks=[TableSink("printer", path=args["table"], schema="source string, value double")])
+    handle = runner.submit(f"{args['name']}-table", case.build(Path(args["data"]) / case.name), available_now=True)
+    if not handle.await_termination(600):
+        raise SystemExit("the table run did not end within 600 s")
+    result["table_outputs"] = as_json(handle.outputs())
     print(json.dumps(result))
     spark.stop()
 

@@ -40,7 +40,8 @@ def driver_runs(spark, data) -> dict[str, list]:
 @pytest.fixture(scope="module")
 def cluster_runs(data, redis_url) -> dict[str, list]:
     args = {"master": "local-cluster[2,1,1024]", "data": str(data / "data"), "checkpoint": str(data / "ck"),
-            "state": redis_url, "runs": RUNS, "name": f"eq{uuid.uuid4().hex[:6]}", "probe": str(data / "probe")}
+            "state": redis_url, "runs": RUNS, "name": f"eq{uuid.uuid4().hex[:6]}", "probe": str(data / "probe"),
+            "table": str(data / "table")}
     proc = subprocess.run([sys.executable, "-m", "tests.cluster.equivalence_run", json.dumps(args)], cwd=REPO,
                           capture_output=True, text=True, timeout=1500, check=False)
     assert proc.returncode == 0, proc.stderr[-6000:]
@@ -54,6 +55,16 @@ def test_every_distributed_run_gives_the_outputs_of_driver_mode(case, driver_run
     for run, got in enumerate(cluster_runs[case]):
         assert got == expected, f"case {case}, distributed run {run} differs from driver mode"
     assert len(cluster_runs[case]) == RUNS
+
+
+def test_a_table_sink_writes_driver_modes_windows_from_the_executors(spark, data, driver_runs, cluster_runs):
+    """README's windows through a TableSink on the cluster: driver mode's printer outputs, none on the driver."""
+    expected = sorted((source, float(value)) for component, _, _, (source, value) in driver_runs["sliding_window"]
+                      if component == "printer")
+    assert not [o for o in cluster_runs["table_outputs"] if o[0] == "printer"], "the sunk stream reached the driver"
+    table = spark.read.parquet(str(data / "table"))
+    assert table.dtypes == [("source", "string"), ("value", "double"), ("batch_id", "int")]
+    assert sorted((r.source, r.value) for r in table.collect()) == expected
 
 
 def test_tasks_ran_in_both_executor_processes(data, cluster_runs):

@@ -4,7 +4,8 @@
 ``data`` (the cases' input, written by the test), ``checkpoint``, ``runs``
 (``[case, mode, state]`` triples): each run is a new query with the counting
 clock the classic reference uses; optional ``name`` (one query name for every
-run, to resume a checkpoint) and ``output_dir``. The last line printed is a JSON object:
+run, to resume a checkpoint), ``output_dir`` and ``tables`` (``{"component:stream": path}``:
+each stream also written there by a Parquet ``TableSink``). The last line printed is a JSON object:
 ``{"case/mode/state": {"outputs": [...], "count": n, "batches": b, "rows": r}}``.
 """
 
@@ -21,6 +22,7 @@ from tests.cluster.cases import CASES
 from tests.topologies.distributed_case import as_json
 from tests.topologies.helpers import counting_clock
 from topologies import SparkRunner
+from topologies.sinks import TableSink
 
 
 def main(args: dict) -> dict:
@@ -29,8 +31,9 @@ def main(args: dict) -> dict:
     results = {}
     for case, mode, state in args["runs"]:
         topology = cases[case].build(Path(args["data"]) / case)
+        sinks = [TableSink(stream, path=path) for stream, path in args.get("tables", {}).items()]
         runner = SparkRunner(spark, mode=mode, state=state, checkpoint_location=args["checkpoint"],
-                             output_dir=args.get("output_dir"), clock=counting_clock())
+                             output_dir=args.get("output_dir"), clock=counting_clock(), sinks=sinks)
         handle = runner.submit(args.get("name") or f"c{uuid.uuid4().hex[:8]}", topology, available_now=True)
         if not handle.await_termination(600):
             raise SystemExit(f"{case} {mode} {state}: the query did not end within 600 s")

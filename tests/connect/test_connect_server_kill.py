@@ -6,8 +6,10 @@ against a Connect server of the test's own, with Redis state and
 the server's whole process group (SIGKILL: its JVM and the ``foreachBatch``
 Python process die mid-batch or between batches), starts a new server and
 resubmits the topology under the same name. The output files (one per batch
-id, then the flush's) must equal a fault-free classic run's: nothing lost,
-nothing twice.
+id, then the flush's) must equal a fault-free classic run's, and so must two
+Parquet tables a :class:`~topologies.sinks.TableSink` writes (from the
+executors in distributed mode, whose output files then lack those streams):
+nothing lost, nothing twice.
 """
 
 from __future__ import annotations
@@ -23,17 +25,22 @@ import pytest
 
 from tests.cluster.cases import CASES
 from tests.connect_fixtures import REPO, ConnectServer, run_connect
+from tests.faults.runs import TABLE_STREAMS, table_rows
 from tests.topologies.helpers import counting_clock
 from topologies import SparkRunner
+from topologies.sinks import TableSink
 
 pytestmark = [pytest.mark.spark, pytest.mark.connect, pytest.mark.redis, pytest.mark.faults]
 
 CASE = next(c for c in CASES if c.name == "mixed")
+TABLES = TABLE_STREAMS
 
 
-def output_files(directory: Path) -> dict[str, list]:
-    return {p.name: [json.loads(line) for line in p.read_text().splitlines()]
-            for p in sorted(directory.iterdir()) if not p.name.startswith(".")}
+def output_files(directory: Path, kept: set[str]) -> dict[str, list]:
+    """Each output file's records, those of the ``kept`` components left out (empty files too)."""
+    files = {p.name: [r for line in p.read_text().splitlines() if (r := json.loads(line))["component"] not in kept]
+             for p in sorted(directory.iterdir()) if not p.name.startswith(".")}
+    return {name: records for name, records in files.items() if records or name == "final.jsonl"}
 
 
 def committed(checkpoint: Path) -> int:
@@ -46,13 +53,14 @@ def test_a_killed_connect_server_and_a_resubmit_give_the_fault_free_outputs(mode
     data = tmp_path / "data" / CASE.name
     CASE.write(data)
     clean = SparkRunner(spark, checkpoint_location=tmp_path / "ck-clean", output_dir=tmp_path / "out-clean",
-                        clock=counting_clock())
+                        clock=counting_clock(), sinks=[TableSink(s, path=str(tmp_path / "clean" / s)) for s in TABLES])
     assert clean.submit("run", CASE.build(data), available_now=True).await_termination(300)
 
     server = ConnectServer(tmp_path)
     name = f"run-{uuid.uuid4().hex[:8]}"  # the run's Redis is shared: namespaces of its own
     args = {"data": str(tmp_path / "data"), "checkpoint": str(tmp_path / "ck"), "output_dir": str(tmp_path / "out"),
-            "name": name, "runs": [[CASE.name, mode, redis_url]], "url": server.url}
+            "name": name, "runs": [[CASE.name, mode, redis_url]], "url": server.url,
+            "tables": {s: str(tmp_path / "tables" / s) for s in TABLES}}
     try:
         client = subprocess.Popen([sys.executable, "-m", "tests.connect.connect_run", json.dumps(args)], cwd=REPO,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -68,4 +76,10 @@ def test_a_killed_connect_server_and_a_resubmit_give_the_fault_free_outputs(mode
         run_connect("tests.connect.connect_run", {**args, "url": server.url})
     finally:
         server.stop()
-    assert output_files(tmp_path / "out" / name) == output_files(tmp_path / "out-clean" / "run")
+    kept = set(TABLES) if mode == "distributed" else set()
+    assert output_files(tmp_path / "out" / name, kept) == output_files(tmp_path / "out-clean" / "run", kept)
+    for stream in TABLES:
+        clean_rows = table_rows(tmp_path / "clean" / stream)
+        assert clean_rows, f"the clean run wrote no rows of {stream}"
+        assert table_rows(tmp_path / "tables" / stream) == clean_rows, f"table {stream} differs"
+
