@@ -44,3 +44,13 @@ if [ -d "$CONNECTOR_JARS" ] && [ "$CONNECTOR_JARS" -nt scripts/spark-kafka/pom.x
 else
   bash scripts/kafka.sh fetch-connector "$SPARK_VERSION"
 fi
+
+# Delta Lake's jars (delta-spark and delta-storage, for the pinned Spark; see scripts/delta/pom.xml): the Delta
+# TableSink tests give them to their sessions as spark.jars.
+DELTA_JARS="${SQUALL_DELTA_HOME:-$PWD/.cache/delta}/jars"
+if [ -d "$DELTA_JARS" ] && [ "$DELTA_JARS" -nt scripts/delta/pom.xml ]; then
+  echo "install_services: Delta jars already in $DELTA_JARS"
+else
+  mvn -q -f scripts/delta/pom.xml dependency:copy-dependencies -DincludeArtifactIds=delta-spark_2.13,delta-storage \
+    -DoutputDirectory="$DELTA_JARS"
+fi

@@ -33,6 +33,7 @@ from windowing import Duration
 from windowing.duration import as_duration
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql import SparkSession
     from pyspark.sql.streaming import StreamingQuery
 
@@ -230,6 +231,31 @@ class TopologyHandle:
         outputs = self.remote.reader.outputs(self._flushed)
         keep = self.remote.spec.outputs_in_memory
         return outputs if keep is None else outputs[max(0, len(outputs) - keep):]
+
+    def output_table(self, stream: str) -> pa.Table:
+        """The held outputs of ``stream`` (``"component"`` or ``"component:stream"``) as a typed Arrow table.
+
+        Columns are the stream's fields, typed as a sink would type them
+        (``Fields`` types, else inferred from the values: see
+        :mod:`topologies.sinks.typed_outputs`); ``TypeError`` names a value of
+        another type than its column's. Like :meth:`outputs`, it holds the tail
+        of the run, and in distributed mode not the streams a ``TableSink`` keeps.
+        """
+        from topologies.sinks.base import stream_name
+        from topologies.sinks.typed_outputs import StreamTypes, parse_type
+
+        name = stream_name(stream, "output_table")
+        component, stream_id = name.split(":")
+        streams = self.executor.topology.streams
+        if component not in streams or stream_id not in streams[component]:
+            msg = f"output_table: the topology has no stream {name!r}"
+            raise ValueError(msg)
+        fields = streams[component][stream_id]
+        columns = StreamTypes(component, stream_id, list(fields), {f: parse_type(t) for f, t in fields.types.items()})
+        rows = [o.values for o in self.outputs() if o.component == component and o.stream == stream_id]
+        columns.observe(rows)
+        table: pa.Table = columns.table(rows)
+        return table
 
     @property
     def output_count(self) -> int:

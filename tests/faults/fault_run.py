@@ -4,7 +4,10 @@ Usage: ``python -m tests.faults.fault_run '<json>'`` with keys ``data`` (the
 input files), ``checkpoint``, ``output`` (the runner's ``output_dir``),
 ``state`` (a Redis or HBase URL), ``name`` (the query name), ``tables``
 (optional: ``{"component:stream": path}``, each stream also written there by a
-Parquet :class:`~topologies.sinks.TableSink`), ``master``
+Parquet :class:`~topologies.sinks.TableSink`), ``delta_tables`` (the same,
+as Delta tables: needs ``delta_jars``, comma-separated, for a session with
+Delta's jars and settings; a completed run writes their rows to
+``<checkpoint>/delta-tables.json``), ``master``
 (default ``local[1]``), ``mode`` (default ``driver``), ``conf`` (the
 topology's conf, default none), and optionally
 ``hold_after``, a batch id: after running it the driver writes
@@ -36,6 +39,10 @@ from typing import Any
 
 START = 100_000
 STEP = 1_000
+DELTA_CONF = {"spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+              "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+              # Delta rebuilds a table's snapshot in 50 partitions by default: a few rows here, so one will do.
+              "spark.databricks.delta.snapshotPartitions": "1"}
 
 
 def _points() -> dict[str, tuple[Any, str, str]]:
@@ -141,19 +148,25 @@ def main() -> None:
     hits = _install(args.get("kill"), checkpoint / "killed")
     if args.get("hold_after") is not None:
         _hold_after(args["hold_after"], checkpoint)
-    spark = session(args.get("master", "local[1]"))
+    delta_jars, delta_tables = args.get("delta_jars"), args.get("delta_tables", {})
+    spark = session(args.get("master", "local[1]"), DELTA_CONF | {"spark.jars": delta_jars} if delta_jars else None)
     times = checkpoint / args["name"] / "squall" / "batch-times"
     # Batch b runs at START + b * STEP in every process: a new batch id is the number of batches recorded so far.
     recorded = len(list(times.glob("*.json"))) if times.is_dir() else 0
     clock = iter(range(START + recorded * STEP, 2**62, STEP))
     runner = SparkRunner(spark, mode=args.get("mode", "driver"), state=args["state"], checkpoint_location=checkpoint,
                          output_dir=args["output"], clock=lambda: next(clock), conf=args.get("conf"),
-                         sinks=[TableSink(s, path=p) for s, p in args.get("tables", {}).items()])
+                         sinks=[TableSink(s, path=p) for s, p in args.get("tables", {}).items()]
+                         + [TableSink(s, path=p, format="delta", name=f"{s}-delta") for s, p in delta_tables.items()])
     handle = runner.submit(args["name"], mixed(Path(args["data"])), available_now=True)
     if not handle.await_termination(600):
         msg = f"fault_run: query {args['name']} did not end within 600 s"
         raise SystemExit(msg)
     (checkpoint / "hits.json").write_text(json.dumps(hits))
+    if delta_tables:
+        rows = {s: [json.dumps(r.asDict(recursive=True), sort_keys=True, default=str)
+                    for r in spark.read.format("delta").load(p).collect()] for s, p in delta_tables.items()}
+        (checkpoint / "delta-tables.json").write_text(json.dumps(rows))
     spark.stop()
 
 

@@ -27,6 +27,26 @@ def write_input(directory: Path) -> Path:
 TABLE_STREAMS = ("tally_all", "agg_total")  # the mixed case's streams a Query with tables writes to Parquet
 
 
+DELTA_JARS = REPO / ".cache" / "delta" / "jars"  # scripts/install_services.sh puts them there
+DELTA_SPARK = "4.2"  # the Spark version those jars (scripts/delta/pom.xml) are built for
+
+
+def delta_jars() -> str | None:
+    """Delta's jars for ``spark.jars`` (comma-separated), or None when the installed pyspark is not theirs.
+
+    ``FileNotFoundError`` when it is and they are missing: ``scripts/install_services.sh`` fetches them.
+    """
+    import pyspark
+
+    if not pyspark.__version__.startswith(DELTA_SPARK):
+        return None
+    jars = sorted(DELTA_JARS.glob("*.jar")) if DELTA_JARS.is_dir() else []
+    if not jars:
+        msg = f"no Delta jars in {DELTA_JARS}; run scripts/install_services.sh"
+        raise FileNotFoundError(msg)
+    return ",".join(str(j) for j in jars)
+
+
 def table_rows(path: Path) -> Counter[str]:
     """Every row of the Parquet table at ``path`` (``batch_id`` included) as JSON, as a multiset."""
     import pyarrow.dataset as ds
@@ -84,14 +104,25 @@ class Query:
         """Every output record the query's runs left, as a multiset."""
         return outputs_of(self.output / self.name)
 
-    def with_tables(self) -> Query:
-        """This query with :data:`TABLE_STREAMS` written to Parquet tables under ``<root>/tables``."""
-        self.extra["tables"] = {s: str(self.root / "tables" / s) for s in TABLE_STREAMS}
+    def with_tables(self, delta_jars: str | None = None) -> Query:
+        """This query with :data:`TABLE_STREAMS` written to Parquet tables under ``<root>/tables``.
+
+        With ``delta_jars`` the last of them goes to a Delta table instead (read back by the completing process).
+        """
+        streams = list(TABLE_STREAMS)
+        if delta_jars is not None:
+            delta = streams.pop()
+            self.extra.update(delta_jars=delta_jars, delta_tables={delta: str(self.root / "delta" / delta)})
+        self.extra["tables"] = {s: str(self.root / "tables" / s) for s in streams}
         return self
 
     def tables(self) -> dict[str, Counter[str]]:
-        """Each table's rows as a multiset (needs :meth:`with_tables`)."""
-        return {s: table_rows(self.root / "tables" / s) for s in TABLE_STREAMS}
+        """Each table's rows as a multiset (needs :meth:`with_tables`), Delta's as its last process read them."""
+        rows = {s: table_rows(Path(p)) for s, p in self.extra["tables"].items()}
+        if self.extra.get("delta_tables"):
+            read = json.loads((self.checkpoint / "delta-tables.json").read_text())
+            rows.update({s: Counter(lines) for s, lines in read.items()})
+        return rows
 
 
 def completed(result: subprocess.CompletedProcess[str]) -> None:

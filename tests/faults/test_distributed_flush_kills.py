@@ -7,7 +7,8 @@ right after the flush is recorded as begun, then, in the next process, right
 after ``final.jsonl`` is written and before the flush is recorded as done;
 a last process completes. Before those, one process is killed after a batch
 wrote its tables (two streams through :class:`~topologies.sinks.TableSink`,
-from the executors) and before Spark committed it. The outputs and the
+from the executors, one to Parquet and, where Delta's jars fit the installed
+Spark, one to Delta Lake) and before Spark committed it. The outputs and the
 tables must be the fault-free run's.
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.faults.runs import KILLED, Query, completed, write_input
+from tests.faults.runs import KILLED, Query, completed, delta_jars, write_input
 
 pytestmark = [pytest.mark.spark, pytest.mark.faults, pytest.mark.redis]
 
@@ -24,12 +25,13 @@ DISTRIBUTED = {"mode": "distributed", "master": "local[2]"}
 
 def test_distributed_kills_in_a_batch_and_the_flush_lose_nothing_and_double_nothing(tmp_path, redis_url):
     data = write_input(tmp_path / "input")
-    baseline = Query(data, tmp_path / "baseline", redis_url, extra=dict(DISTRIBUTED)).with_tables()
+    delta = delta_jars()
+    baseline = Query(data, tmp_path / "baseline", redis_url, extra=dict(DISTRIBUTED)).with_tables(delta)
     completed(baseline.run())
     expected = baseline.outputs()
     assert sum(expected.values()) > 100  # the tables keep two streams out of the output files
 
-    query = Query(data, tmp_path / "killed", redis_url, extra=dict(DISTRIBUTED)).with_tables()
+    query = Query(data, tmp_path / "killed", redis_url, extra=dict(DISTRIBUTED)).with_tables(delta)
     for point, batch in (("before-spark-commit", 2), ("flush-begun", None), ("flush-written", None)):
         kill = {"point": point, "batch": batch, "hit": 1}
         result = query.run(kill=kill)

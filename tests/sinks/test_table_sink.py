@@ -7,6 +7,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 from bolts import BaseBolt, Fields
@@ -115,9 +116,14 @@ def test_inferred_types_hold_through_null_batches_and_a_misfit_fails_naming_it(m
     topology = sometimes_topology(tmp_path, [["a", "b"], ["n", "n"], ["c"]])
     sink = TableSink("sometimes", path=str(tmp_path / "t"))
     runner = SparkRunner(spark, mode=mode, state=state, checkpoint_location=tmp_path / "ck", sinks=[sink])
-    assert runner.submit(name, topology, available_now=True).await_termination(300)
+    handle = runner.submit(name, topology, available_now=True)
+    assert handle.await_termination(300)
     table = spark.read.parquet(str(tmp_path / "t"))
     assert dict(table.dtypes)["value"] == "bigint"  # the batch of nulls did not make it string
+    if mode == "driver":  # the handle's typed view of the same outputs
+        held = handle.output_table("sometimes")
+        assert held.schema.types == [pa.string(), pa.int64()]
+        assert held.column("value").to_pylist() == [0, 1, None, None, 0]
     assert sorted((r.batch_id, r.key, r.value) for r in table.collect()) == [
         (0, "a", 0), (0, "b", 1), (1, "n", None), (1, "n", None), (2, "c", 0)]
 

@@ -21,15 +21,18 @@ from pathlib import Path
 import pyspark
 
 
-def session(master: str):
-    """A SparkSession on ``master`` whose executors run this interpreter and can import the repo."""
+def session(master: str, conf: dict[str, str] | None = None):
+    """A SparkSession on ``master`` whose executors run this interpreter and can import the repo (and ``conf``)."""
     repo = str(Path(__file__).resolve().parents[2])
     os.environ["SPARK_HOME"] = os.path.dirname(pyspark.__file__)
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (repo, os.environ.get("PYTHONPATH")) if p)
     from pyspark.sql import SparkSession
 
-    spark = (SparkSession.builder.master(master).appName("squall-distributed-test")
+    builder = SparkSession.builder
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    spark = (builder.master(master).appName("squall-distributed-test")
              .config("spark.executorEnv.PYTHONPATH", repo).config("spark.ui.enabled", "false")
              .config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "2")
              .config("spark.executor.memory", "512m").config("spark.sql.session.timeZone", "UTC")

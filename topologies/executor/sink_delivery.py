@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from topologies.sinks.base import FLUSH_PARTITION
 from topologies.sinks.records import FINAL, Output, OutputKey
+from topologies.sinks.typed_outputs import schema_ddl
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -23,6 +24,13 @@ if TYPE_CHECKING:
 
     from topologies.executor.output_types import OutputTypes
     from topologies.sinks.base import OutputBatch, Sink
+
+
+def arrow_frame(spark: SparkSession, table: pa.Table) -> DataFrame:
+    """``table`` as a DataFrame of ``spark``, its schema kept when it has no rows (Connect cannot infer one)."""
+    if table.num_rows:
+        return spark.createDataFrame(table)
+    return spark.createDataFrame([], schema_ddl((f.name, f.type) for f in table.schema))
 
 
 def batch_column(key: OutputKey) -> int:
@@ -97,7 +105,7 @@ class HeldOutputs:
 
     def dataframe(self, stream: str) -> DataFrame:
         """:meth:`table` as a DataFrame of this batch's session."""
-        return self.spark.createDataFrame(self.table(stream))
+        return arrow_frame(self.spark, self.table(stream))
 
 
 __all__ = ["FINAL", "HeldOutputs", "SinkDelivery", "batch_column"]

@@ -193,7 +193,7 @@ class SparkStages:
 
         ddl = schema_ddl((f.name, f.type) for f in columns.schema())
         if frame is None:
-            return spark.createDataFrame(columns.table([]))
+            return spark.createDataFrame([], ddl)
         chunks = frame.filter((F.col("target") == routed.KEPT) & (F.col("stream") == stream)).select("payload")
         return chunks.mapInArrow(partial(routed.kept_rows, columns), ddl)
 

@@ -8,6 +8,10 @@ into a catalog ``table``, with ``options`` and ``partition_by``.
 
 Exactly once, per target:
 
+- Delta Lake (``format="delta"``, with Delta's jars and session settings):
+  each batch replaces the rows of its ``batch_id`` in one Delta commit
+  (``mode("overwrite")`` with ``replaceWhere``), so a replay replaces, and a
+  flush with no rows empties the flush's partition;
 - a path or a catalog table of a file format: the data is partitioned by
   ``batch_id`` first, and each batch is written with a *dynamic partition
   overwrite* (``partitionOverwriteMode=dynamic``): a replayed batch id replaces
@@ -32,6 +36,7 @@ if TYPE_CHECKING:
 
 BATCH_COLUMN = "batch_id"
 OVERWRITE_MODE = "spark.sql.sources.partitionOverwriteMode"
+DELTA = "delta"
 FILE_FORMATS = frozenset({"parquet", "orc", "json", "csv", "text", "avro"})
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 
@@ -109,8 +114,8 @@ class TableSink:
 
     @property
     def exactly_once(self) -> bool:
-        """Whether a replayed batch replaces its rows (a file format) rather than appending them again."""
-        return self.format in FILE_FORMATS
+        """Whether a replayed batch replaces its rows (Delta, a file format) rather than appending them again."""
+        return self.format in FILE_FORMATS or self.format == DELTA
 
     def check_columns(self, fields: Sequence[str]) -> None:
         """Refuse ``partition_by`` columns the stream does not have (the runner calls it with the stream's fields)."""
@@ -125,6 +130,14 @@ class TableSink:
 
         df = batch.dataframe(self.stream)
         df = df.select(F.lit(batch.batch_id).cast("bigint").alias(BATCH_COLUMN), *df.columns)
+        if self.format == DELTA:
+            writer = (df.write.format(DELTA).options(**self.options).partitionBy(BATCH_COLUMN, *self.partition_by)
+                      .mode("overwrite").option("replaceWhere", f"{BATCH_COLUMN} = {batch.batch_id}"))
+            if self.table is not None:
+                writer.saveAsTable(self.table)
+            else:
+                writer.save(self.path)
+            return
         if self.table is not None:
             self._insert(batch, df)
             return

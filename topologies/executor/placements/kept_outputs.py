@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bolts.codecs.value_codec import unpack_value
-from topologies.executor.sink_delivery import SinkDelivery, batch_column
+from topologies.executor.sink_delivery import SinkDelivery, arrow_frame, batch_column
 from topologies.sinks.records import Output, OutputKey
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ class KeptOutputs:
         columns = self._columns(stream)
         component, name = stream.split(":")
         frame = self.engine.kept_rows(self.frames.get(component), name, columns, self.spark)
-        return frame if not _is_arrow(frame) else self.spark.createDataFrame(frame)
+        return frame if not _is_arrow(frame) else arrow_frame(self.spark, frame)
 
     def table(self, stream: str) -> pa.Table:
         """``stream``'s typed rows, in this process."""
