@@ -235,10 +235,10 @@ class TopologyHandle:
     def output_table(self, stream: str) -> pa.Table:
         """The held outputs of ``stream`` (``"component"`` or ``"component:stream"``) as a typed Arrow table.
 
-        Columns are the stream's fields, typed as a sink would type them
-        (``Fields`` types, else inferred from the values: see
-        :mod:`topologies.sinks.typed_outputs`); ``TypeError`` names a value of
-        another type than its column's. Like :meth:`outputs`, it holds the tail
+        Columns are the stream's fields, typed by its ``Fields`` types, else
+        inferred from the held values (see :mod:`topologies.sinks.typed_outputs`;
+        a sink's schema and the types pinned in the store are the sink's own);
+        ``TypeError`` names a value of another type than its column's. Like :meth:`outputs`, it holds the tail
         of the run, and in distributed mode not the streams a ``TableSink`` keeps.
         """
         from topologies.sinks.base import stream_name

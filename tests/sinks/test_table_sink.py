@@ -61,24 +61,42 @@ def test_the_readme_windows_reach_a_parquet_table_as_typed_columns(spark, tmp_pa
     assert {r.batch_id for r in rows} == set(range(5))  # one partition per batch that had windows
 
 
-def test_a_replayed_batch_replaces_its_partition_and_the_flush_replaces_the_last_flush(spark, tmp_path):
-    rows = [{"key": k, "ts": 1_000 * i, "value": i} for i in range(6) for k in ("a", "b")]
+def echo_executor(spark, tmp_path: Path, sink: TableSink):
+    """A driver-mode executor of spout -> Echo with ``sink``, run batch by batch in this process."""
     b = TopologyBuilder()
     b.set_spout("events", FileSpout(tmp_path / "unused", "json", ("key", "ts", "value"),
                                     schema="key STRING, ts BIGINT, value BIGINT"))
     b.set_bolt("echo", Echo()).shuffle_grouping("events")
-    sink = TableSink("echo", path=str(tmp_path / "t"), format="json")
-    spec = RunSpec(name="replay", topology=b.create_topology(), mode="driver", state="memory://",
-                   checkpoint_location=tmp_path / "ck", clock=counting_clock(), sinks=(sink,))
-    executor = build_executor(spec, spark=spark)
-    executor.run(0, {"events": [[r["key"], r["ts"], r["value"]] for r in rows[:6]]})
-    executor.run(0, {"events": [[r["key"], r["ts"], r["value"]] for r in rows[:6]]})  # Spark runs it again
-    executor.run(1, {"events": [[r["key"], r["ts"], r["value"]] for r in rows[6:]]})
+    spec = RunSpec(name=f"echo-{uuid.uuid4().hex[:6]}", topology=b.create_topology(), mode="driver",
+                   state="memory://", checkpoint_location=tmp_path / "ck", clock=counting_clock(), sinks=(sink,))
+    return build_executor(spec, spark=spark)
+
+
+def test_a_replayed_batch_replaces_its_partition_and_the_flush_replaces_the_last_flush(spark, tmp_path):
+    rows = [[k, 1_000 * i, i] for i in range(6) for k in ("a", "b")]
+    executor = echo_executor(spark, tmp_path, TableSink("echo", path=str(tmp_path / "t"), format="json"))
+    executor.run(0, {"events": []})  # a first batch without rows pins no type (a string here would stay)
+    executor.run(1, {"events": rows[:6]})
+    executor.run(1, {"events": rows[:6]})  # Spark runs it again
+    executor.run(2, {"events": rows[6:]})
     executor.flush()
     written = spark.read.json(str(tmp_path / "t"))
     assert sorted((r.batch_id, r.key, r.value) for r in written.collect()) == sorted(
-        [(0, r["key"], r["value"]) for r in rows[:6]] + [(1, r["key"], r["value"]) for r in rows[6:]])
+        [(1, k, v) for k, _, v in rows[:6]] + [(2, k, v) for k, _, v in rows[6:]])
     assert dict(written.dtypes) == {"key": "string", "value": "bigint", "batch_id": "int"}
+
+
+def test_an_existing_table_not_partitioned_by_batch_id_is_refused_not_overwritten(spark, tmp_path):
+    table = f"squall_flat_{uuid.uuid4().hex[:8]}"
+    spark.sql(f"CREATE TABLE {table} (key string, value bigint, batch_id bigint) USING parquet")
+    spark.sql(f"INSERT INTO {table} VALUES ('kept', 1, 7)")
+    try:
+        executor = echo_executor(spark, tmp_path, TableSink("echo", table=table))
+        with pytest.raises(ValueError, match=rf"the table '{table}' is partitioned by \[\]; .* needs \['batch_id'\]"):
+            executor.run(0, {"events": [["a", 0, 1]]})
+        assert [tuple(r) for r in spark.table(table).collect()] == [("kept", 1, 7)]
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {table}")
 
 
 class Echo(BaseBolt):
@@ -146,6 +164,10 @@ def test_a_sink_of_a_stream_the_topology_lacks_is_refused_at_submit(spark, tmp_p
                          sinks=[TableSink("printer", path=str(tmp_path / "t"), schema="source string")])
     with pytest.raises(ValueError, match=r"the schema names \['source'\]; the fields of 'printer:default' are"):
         runner.submit("schema", readme_topology(tmp_path), available_now=True)
+    runner = SparkRunner(spark, checkpoint_location=tmp_path / "ck3",
+                         sinks=[TableSink("integer", path=str(tmp_path / "t"))])
+    with pytest.raises(ValueError, match=r"'integer:default' is a spout's stream; a sink takes a bolt's"):
+        runner.submit("spout", readme_topology(tmp_path), available_now=True)
 
 
 def test_a_catalog_table_is_created_then_written_a_batch_at_a_time(spark, tmp_path):

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from bolts import Fields
 from topologies.sinks.typed_outputs import StreamTypes, ddl_of, infer_type, parse_schema, parse_type
+from windowing.panes import PaneInfo
 
 SIMPLE = ["boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "string", "binary", "date",
           "timestamp", "timestamp_ntz", "decimal(10,2)"]
@@ -98,6 +99,25 @@ def test_given_types_convert_as_arrow_does_and_name_a_misfit():
     assert table.column("value").type == pa.float64() and table.column("value").to_pylist() == [3.0, 2.5]
     with pytest.raises(TypeError, match=r"field 'value': the value 'x' \(str\) does not fit the column's type double"):
         columns.table([["slidingsum", "x"]])
+
+
+def test_a_tuple_the_store_gives_back_as_a_list_is_read_as_the_struct_known():
+    columns = StreamTypes("agg", "default", ["pane", "pair"])
+    columns.observe([[PaneInfo("ON_TIME", 0, 0, False), ("a", 1)]])
+    columns.observe([[["LATE", 1, 1, True], ["b", 2]]])  # a replay re-sends committed emissions, tuples as lists
+    table = columns.table([[["LATE", 1, 1, True], ["b", 2]]])
+    assert table.column("pane").to_pylist() == [
+        {"timing": "LATE", "index": 1, "nonspeculative_index": 1, "is_last": True}]
+    assert table.column("pair").to_pylist() == [{"_1": "b", "_2": 2}]
+    first_replayed = StreamTypes("agg", "default", ["pane"])  # a list first, then the named tuple: one struct
+    first_replayed.observe([[["LATE", 1, 1, True]]])
+    first_replayed.observe([[PaneInfo("ON_TIME", 0, 0, False)]])
+    assert [f.name for f in first_replayed.pinned["pane"]] == list(PaneInfo._fields)
+
+
+def test_a_value_with_no_column_type_is_named():
+    with pytest.raises(TypeError, match=r"field 'v': the value \{1\} has no column type"):
+        StreamTypes("c", "default", ["v"]).observe([[{1}]])
 
 
 def test_a_row_of_the_wrong_width_names_the_stream():

@@ -10,7 +10,7 @@ from ``<topology>/__types`` and commits what a batch newly infers there
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from topologies.executor.stored import namespace_name
@@ -25,8 +25,11 @@ TYPES = "__types"
 
 
 def stream_fields(topology: Topology, stream: str, what: str) -> list[str]:
-    """The fields of ``"component:stream"``, a terminal stream of ``topology``; ValueError naming it otherwise."""
+    """The fields of ``"component:stream"``, a terminal bolt stream of ``topology``; ValueError naming it otherwise."""
     component, name = stream.split(":")
+    if component in topology.spouts:
+        msg = f"{what}: {stream!r} is a spout's stream; a sink takes a bolt's: {terminal_names(topology)}"
+        raise ValueError(msg)
     streams = topology.streams.get(component)
     if streams is None or name not in streams:
         known = terminal_names(topology)
@@ -45,36 +48,40 @@ class OutputTypes:
     def __init__(self, topology: Topology, sinks: Iterable[Sink], backend: StateBackend, name: str) -> None:
         self.namespace = backend.namespace(namespace_name(name, TYPES))
         self.streams: dict[str, StreamTypes] = {}
-        stored = {key.decode(): value.decode() for key, value in self.namespace.scan()}
+        self.stored = {key.decode(): value.decode() for key, value in self.namespace.scan()}
+        schemas: dict[str, tuple[str, dict[str, Any]]] = {}  # per stream, the first sink giving it a schema
         for sink in sinks:
             what = f"{type(sink).__name__} {sink.name!r}"
+            if sink.streams is None and sink.keeps_on_executors:
+                msg = f"{what}: a sink that keeps its streams on the executors must name them (streams=None)"
+                raise ValueError(msg)
             for stream in sorted(sink.streams if sink.streams is not None else terminal_names(topology)):
                 fields = stream_fields(topology, stream, what)
-                given = self._given(topology, stream, fields, sink.schemas.get(stream), what)
-                if stream in self.streams:
-                    if given and given != self.streams[stream].given:
-                        msg = f"{what}: another sink gives {stream!r} other types"
-                        raise ValueError(msg)
-                    continue
-                pinned = dict(parse_schema(stored[stream])) if stream in stored else {}
-                component, name_ = stream.split(":")
-                self.streams[stream] = StreamTypes(component, name_, fields, given, pinned)
                 check = getattr(sink, "check_columns", None)
                 if callable(check):
                     check(fields)
+                schema = sink.schemas.get(stream)
+                if schema is not None:
+                    named = self._schema(stream, fields, schema, what)
+                    if stream in schemas and schemas[stream][1] != named:
+                        msg = f"{what}: {schemas[stream][0]} gives {stream!r} other types"
+                        raise ValueError(msg)
+                    schemas.setdefault(stream, (what, named))
+        for stream in sorted({s for sink in sinks for s in (sink.streams or terminal_names(topology))}):
+            component, name_ = stream.split(":")
+            fields = list(topology.streams[component][name_])
+            declared = {f: parse_type(t) for f, t in getattr(topology.streams[component][name_], "types", {}).items()}
+            given = declared | schemas.get(stream, ("", {}))[1]
+            pinned = dict(parse_schema(self.stored[stream])) if stream in self.stored else {}
+            self.streams[stream] = StreamTypes(component, name_, fields, given, pinned)
 
     @staticmethod
-    def _given(topology: Topology, stream: str, fields: list[str], schema: Any, what: str) -> dict[str, Any]:
-        component, name = stream.split(":")
-        declared = topology.streams[component][name]
-        given = {f: parse_type(t) for f, t in getattr(declared, "types", {}).items()}
-        if schema is None:
-            return given
+    def _schema(stream: str, fields: list[str], schema: Any, what: str) -> dict[str, Any]:
         named = dict(parse_schema(schema, f"{what}: `schema`"))
         if sorted(named) != sorted(fields):
             msg = f"{what}: the schema names {list(named)}; the fields of {stream!r} are {fields}"
             raise ValueError(msg)
-        return given | named
+        return named
 
     def of(self, stream: str) -> StreamTypes:
         """The types of ``stream``."""
@@ -82,7 +89,7 @@ class OutputTypes:
 
     def save(self, streams: Iterable[str] | None = None) -> None:
         """Commit the pinned types of ``streams`` (all by default) when they differ from the stored ones."""
-        stored = {key.decode(): value.decode() for key, value in self.namespace.scan()}
+        stored = self.stored
         puts: dict[bytes, bytes] = {}
         for stream in streams if streams is not None else self.streams:
             types = self.streams[stream]
@@ -92,10 +99,7 @@ class OutputTypes:
                 puts[stream.encode()] = text.encode()
         if puts:
             self.namespace.commit((self.namespace.committed_batch_id() or 0) + 1, puts)
-
-    def pinned(self) -> Mapping[str, StreamTypes]:
-        """Every stream's types as they stand."""
-        return dict(self.streams)
+            stored.update({k.decode(): v.decode() for k, v in puts.items()})
 
 
 def terminal_names(topology: Topology) -> list[str]:

@@ -27,10 +27,9 @@ if TYPE_CHECKING:
 
 
 def arrow_frame(spark: SparkSession, table: pa.Table) -> DataFrame:
-    """``table`` as a DataFrame of ``spark``, its schema kept when it has no rows (Connect cannot infer one)."""
-    if table.num_rows:
-        return spark.createDataFrame(table)
-    return spark.createDataFrame([], schema_ddl((f.name, f.type) for f in table.schema))
+    """``table`` as a DataFrame of ``spark`` with the column types the stages give (``timestamp_ntz`` stays so)."""
+    ddl = schema_ddl((f.name, f.type) for f in table.schema)
+    return spark.createDataFrame(table if table.num_rows else [], ddl)
 
 
 def batch_column(key: OutputKey) -> int:
@@ -93,14 +92,23 @@ class HeldOutputs:
             return list(self.outputs)
         return [o for o in self.outputs if f"{o.component}:{o.stream}" in streams]
 
+    def has_rows(self, stream: str) -> bool:
+        """Whether ``stream`` has outputs in this batch."""
+        return any(f"{o.component}:{o.stream}" == stream for o in self.outputs)
+
     def table(self, stream: str) -> pa.Table:
-        """``stream``'s rows with typed columns; new inferred types are committed first."""
+        """``stream``'s rows with typed columns; new inferred types are committed first.
+
+        A batch without rows of the stream pins nothing: its (empty) table has
+        the types known so far, unknown ones as ``string``.
+        """
         types = self.delivery.types
         columns = types.of(stream)
         rows = [o.values for o in self.records((stream,))]
-        columns.observe(rows)
-        columns.settle()
-        types.save([stream])
+        if rows:
+            columns.observe(rows)
+            columns.settle()
+            types.save([stream])
         return columns.table(rows)
 
     def dataframe(self, stream: str) -> DataFrame:

@@ -3,14 +3,16 @@
 A *sink* takes the outputs of some terminal streams, named ``"component:stream"``
 (``"component"`` alone means its ``default`` stream). The executor calls
 :meth:`Sink.write` once per batch id that ran, and once per shutdown flush,
-wherever ``foreachBatch`` runs, before the batch is handed back to Spark: a
+where ``foreachBatch`` runs (the shutdown flush: where the runner flushes,
+under Spark Connect the client), before the batch is handed back to Spark: a
 failure fails the batch and Spark runs it again, so a sink must make a replay
 of a batch id replace (or skip) what the first run wrote. A sink that reads
 :meth:`OutputBatch.dataframe` (``keeps_on_executors``) has its streams kept on
 the executors in distributed mode: their rows never reach the driver.
 
 Adding a sink is a class with ``name``, ``streams``, ``schemas``,
-``keeps_on_executors`` and ``write``; see docs/architecture.md, "Add a sink".
+``keeps_on_executors`` and ``write``; see docs/architecture.md, "Where to add".
+A sink with ``keeps_on_executors`` names its streams (not None).
 """
 
 from __future__ import annotations
@@ -49,6 +51,10 @@ class OutputBatch(Protocol):
 
     def records(self, streams: Collection[str] | None = None) -> list[Output]:
         """The outputs of ``streams`` (all when None) in emission order, in this process."""
+        ...
+
+    def has_rows(self, stream: str) -> bool:
+        """Whether ``stream`` has outputs in this batch (without moving them)."""
         ...
 
     def table(self, stream: str) -> pa.Table:

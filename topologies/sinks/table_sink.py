@@ -25,10 +25,12 @@ Exactly once, per target:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from topologies.sinks.base import FLUSH_PARTITION, OutputBatch, stream_name
+from topologies.sinks.records import FINAL
 from topologies.sinks.typed_outputs import parse_schema
 
 if TYPE_CHECKING:
@@ -38,7 +40,7 @@ BATCH_COLUMN = "batch_id"
 OVERWRITE_MODE = "spark.sql.sources.partitionOverwriteMode"
 DELTA = "delta"
 FILE_FORMATS = frozenset({"parquet", "orc", "json", "csv", "text", "avro"})
-_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+_TABLE_NAME = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*|`[^`]+`)(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|`[^`]+`)){0,2}$")
 
 
 class TableSink:
@@ -82,6 +84,9 @@ class TableSink:
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 msg = f"TableSink: `{parameter}` must be a non-empty str; got {value!r} instead"
                 raise TypeError(msg)
+        if table is not None and isinstance(table, str) and not _TABLE_NAME.match(table.strip()):
+            msg = f"TableSink: `table` must be a table name like 'db.windows' (parts quoted with `); got {table!r}"
+            raise ValueError(msg)
         if not isinstance(format, str) or not format.strip():
             msg = f"TableSink: `format` must be a Spark data source name like 'parquet'; got {format!r} instead"
             raise ValueError(msg)
@@ -111,6 +116,10 @@ class TableSink:
         self.partition_by = list(partition_by)
         self.options = {str(k): str(v) for k, v in (options or {}).items()}
         self.streams = frozenset({self.stream})
+        if self.partition_by and not self.exactly_once:
+            msg = f"TableSink: `partition_by` needs a file format or delta; {self.format!r} is written as it is"
+            raise ValueError(msg)
+        self._checked_table = False
 
     @property
     def exactly_once(self) -> bool:
@@ -128,6 +137,10 @@ class TableSink:
         """Write the batch's rows of :attr:`stream` (see the module docstring for what a replay does)."""
         from pyspark.sql import functions as F
 
+        if not batch.has_rows(self.stream):  # a replay of the batch has none either: only a flush has to clear
+            if batch.key == FINAL and self.exactly_once:
+                self._clear_flush(batch)
+            return
         df = batch.dataframe(self.stream)
         df = df.select(F.lit(batch.batch_id).cast("bigint").alias(BATCH_COLUMN), *df.columns)
         if self.format == DELTA:
@@ -141,8 +154,8 @@ class TableSink:
         if self.table is not None:
             self._insert(batch, df)
             return
-        if batch.key == "final" and self.exactly_once:
-            self._drop_flush_partition(batch)
+        if batch.key == FINAL and self.exactly_once:
+            self._drop_flush_partition()
         writer = df.write.format(self.format).options(**self.options)
         if not self.exactly_once:
             writer.mode("append").save(self.path)
@@ -150,14 +163,37 @@ class TableSink:
         (writer.partitionBy(BATCH_COLUMN, *self.partition_by).mode("overwrite")
          .option("partitionOverwriteMode", "dynamic").save(self.path))
 
-    def _drop_flush_partition(self, batch: OutputBatch) -> None:
+    def _drop_flush_partition(self) -> None:
+        """Delete the path's flush partition (through pyarrow's filesystems, as squall's own files)."""
         from topologies.executor.storage import join, open_dir
 
         open_dir(join(str(self.path), f"{BATCH_COLUMN}={FLUSH_PARTITION}")).delete_tree()
 
+    def _clear_flush(self, batch: OutputBatch) -> None:
+        """A flush without rows: empty the last flush's partition, where there is one."""
+        spark = batch.spark
+        where = f"{BATCH_COLUMN} = {FLUSH_PARTITION}"
+        if self.table is not None:
+            if not spark.catalog.tableExists(self.table):
+                return
+            if self.format == DELTA:
+                spark.sql(f"DELETE FROM {self.table} WHERE {where}")
+            else:
+                spark.sql(f"ALTER TABLE {self.table} DROP IF EXISTS PARTITION ({BATCH_COLUMN}={FLUSH_PARTITION})")
+            return
+        if self.format != DELTA:
+            self._drop_flush_partition()
+            return
+        from topologies.executor.storage import open_dir
+
+        if open_dir(str(self.path)).child("_delta_log").is_dir():
+            spark.sql(f"DELETE FROM delta.`{self.path}` WHERE {where}")
+
     def _insert(self, batch: OutputBatch, df: DataFrame) -> None:
         spark = batch.spark
-        if not spark.catalog.tableExists(self.table):
+        if spark.catalog.tableExists(self.table):
+            self._check_table(batch)
+        else:
             columns = ", ".join(f"`{f.name}` {f.dataType.simpleString()}" for f in df.schema.fields)
             options = ", ".join(f"'{k}' '{v}'" for k, v in self.options.items())
             partitions = ", ".join(f"`{c}`" for c in (BATCH_COLUMN, *self.partition_by))
@@ -168,7 +204,7 @@ class TableSink:
         if not self.exactly_once:
             ordered.write.insertInto(self.table)
             return
-        if batch.key == "final":
+        if batch.key == FINAL:
             spark.sql(f"ALTER TABLE {self.table} DROP IF EXISTS PARTITION ({BATCH_COLUMN}={FLUSH_PARTITION})")
         # insertInto takes the overwrite mode from the session (a writer option is not read): dynamic, for this write
         before = spark.conf.get(OVERWRITE_MODE, None)
@@ -180,6 +216,18 @@ class TableSink:
                 spark.conf.unset(OVERWRITE_MODE)
             else:
                 spark.conf.set(OVERWRITE_MODE, before)
+
+    def _check_table(self, batch: OutputBatch) -> None:
+        """Refuse an existing table whose partitions are not ``batch_id`` first: an overwrite would wipe it."""
+        if self._checked_table or not self.exactly_once:
+            return
+        partitions = [c.name for c in batch.spark.catalog.listColumns(self.table) if c.isPartition]
+        wanted = [BATCH_COLUMN, *self.partition_by]
+        if partitions[: len(wanted)] != wanted:
+            msg = (f"TableSink {self.name!r}: the table {self.table!r} is partitioned by {partitions}; a sink "
+                   f"replaces one batch's rows by overwriting its partition, so it needs {wanted} first")
+            raise ValueError(msg)
+        self._checked_table = True
 
     def __repr__(self) -> str:
         target = f"path={self.path!r}" if self.path is not None else f"table={self.table!r}"

@@ -9,8 +9,10 @@ inference from the values: ``bool`` is ``boolean``, ``int`` ``bigint``,
 ``datetime`` ``timestamp`` (UTC; a naive one is read as UTC), ``date``
 ``date``, ``Decimal`` ``decimal(38,18)``, a list ``array<...>``, a dict
 with string keys ``map<string,...>``, a named tuple (a pane's ``PaneInfo``)
-or a dataclass a ``struct`` of its fields, and any other tuple a ``struct``
-of ``_1``, ``_2``, ... (as Spark's ``createDataFrame`` infers tuples).
+or a dataclass a ``struct`` of its fields, a late tuple (:class:`bolts.Tuple`)
+a ``struct`` of its fields, and any other tuple a ``struct`` of ``_1``,
+``_2``, ... (as Spark's ``createDataFrame`` infers tuples; a tuple that comes
+back from the store as a list is read as the struct already known).
 
 An inferred type is *pinned* the first time a value shows it and never
 changes: nulls leave it as it is, and a value of another type fails, naming
@@ -31,6 +33,8 @@ from decimal import Decimal
 from typing import Any
 
 import pyarrow as pa
+
+from bolts.tuples import Tuple
 
 __all__ = ["StreamTypes", "ddl_of", "infer_type", "merge_types", "parse_schema", "parse_type", "schema_ddl"]
 
@@ -151,10 +155,14 @@ def parse_type(text: str, what: str = "type") -> pa.DataType:
 
 def parse_schema(schema: Any, what: str = "schema") -> list[tuple[str, pa.DataType]]:
     """Named types from a DDL string (``"a bigint, b string"``), a Spark ``StructType`` or a ``pyarrow.Schema``."""
-    if isinstance(schema, pa.Schema):
-        return [(f.name, f.type) for f in schema]
-    if hasattr(schema, "simpleString") and hasattr(schema, "fields"):  # pyspark.sql.types.StructType
-        return [(f.name, f.type) for f in parse_type(schema.simpleString(), what)]
+    if isinstance(schema, pa.Schema):  # through its DDL: a type Spark has no column of fails here, naming it
+        try:
+            return [(f.name, parse_type(ddl_of(f.type), what)) for f in schema]
+        except TypeError as err:
+            msg = f"{what}: {err}"
+            raise ValueError(msg) from None
+    if hasattr(schema, "fields") and hasattr(schema, "simpleString"):  # pyspark.sql.types.StructType
+        return [(f.name, parse_type(f.dataType.simpleString(), what)) for f in schema.fields]
     if not isinstance(schema, str) or not schema.strip():
         msg = f"{what}: a schema is a DDL string ('word string, count bigint'), a StructType or a pyarrow.Schema; " \
               f"got {schema!r} instead"
@@ -220,6 +228,8 @@ def infer_type(value: Any) -> pa.DataType:
         return pa.date32()
     if isinstance(value, Decimal):
         return DEFAULT_DECIMAL
+    if isinstance(value, Tuple):  # a late tuple: a struct of its fields
+        return pa.struct([pa.field(n, infer_type(v)) for n, v in value.as_dict().items()])
     if isinstance(value, tuple):
         names = getattr(value, "_fields", None) or [f"_{i + 1}" for i in range(len(value))]
         return pa.struct([pa.field(n, infer_type(v)) for n, v in zip(names, value, strict=True)])
@@ -227,8 +237,11 @@ def infer_type(value: Any) -> pa.DataType:
         return pa.struct([pa.field(f.name, infer_type(getattr(value, f.name))) for f in dataclasses.fields(value)])
     if isinstance(value, list):
         element: pa.DataType = pa.null()
-        for item in value:
-            element = merge_types(element, infer_type(item))
+        try:
+            for item in value:
+                element = merge_types(element, infer_type(item))
+        except TypeError:  # values of several types: a tuple that the store gave back as a list
+            return infer_type(tuple(value))
         return pa.list_(element)
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         item_type: pa.DataType = pa.null()
@@ -249,12 +262,67 @@ def merge_types(known: pa.DataType, seen: pa.DataType) -> pa.DataType:
         return pa.list_(merge_types(known.value_type, seen.value_type))
     if pa.types.is_map(known) and pa.types.is_map(seen):
         return pa.map_(merge_types(known.key_type, seen.key_type), merge_types(known.item_type, seen.item_type))
-    if pa.types.is_struct(known) and pa.types.is_struct(seen) and [f.name for f in known] == [f.name for f in seen]:
-        return pa.struct([pa.field(k.name, merge_types(k.type, s.type)) for k, s in zip(known, seen, strict=True)])
+    if pa.types.is_struct(known) and pa.types.is_struct(seen) and known.num_fields == seen.num_fields:
+        names = [f.name for f in known]
+        if _positional(seen) or _positional(known) or names == [f.name for f in seen]:
+            names = names if _positional(seen) else [f.name for f in seen]
+            pairs = zip(names, known, seen, strict=True)
+            return pa.struct([pa.field(n, merge_types(k.type, s.type)) for n, k, s in pairs])
     if known != seen:
         msg = f"{ddl_of(seen)} is not {ddl_of(known)}"
         raise TypeError(msg)
     return known
+
+
+def _positional(struct: pa.DataType) -> bool:
+    """Whether a struct's fields are named ``_1``, ``_2``, ...: a plain tuple's, which a named one's may replace."""
+    return [f.name for f in struct] == [f"_{i + 1}" for i in range(struct.num_fields)]
+
+
+def infer_like(value: Any, known: pa.DataType) -> pa.DataType:
+    """The type ``value`` shows, read as ``known`` where it has the shape a stored value comes back in.
+
+    A tuple (a pane's ``PaneInfo``) travels between tasks and through the store
+    as a list: a list as wide as a known struct is that struct.
+    """
+    if isinstance(value, list) and pa.types.is_struct(known) and len(value) == known.num_fields:
+        return pa.struct([pa.field(f.name, infer_like(v, f.type)) for f, v in zip(known, value, strict=True)])
+    if isinstance(value, list) and pa.types.is_list(known):
+        element: pa.DataType = pa.null()
+        for item in value:
+            element = merge_types(element, infer_like(item, known.value_type))
+        return pa.list_(element)
+    if isinstance(value, dict) and pa.types.is_map(known) and all(isinstance(k, str) for k in value):
+        item_type: pa.DataType = pa.null()
+        for item in value.values():
+            item_type = merge_types(item_type, infer_like(item, known.item_type))
+        return pa.map_(pa.string(), item_type)
+    return infer_type(value)
+
+
+def conform(value: Any, arrow_type: pa.DataType) -> Any:
+    """``value`` in the form Arrow converts to ``arrow_type``: structs from tuples, lists and dataclasses."""
+    if value is None:
+        return None
+    if pa.types.is_struct(arrow_type):
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        if isinstance(value, Tuple):
+            value = value.as_dict()
+        if isinstance(value, list | tuple) and len(value) == arrow_type.num_fields:
+            return {f.name: conform(v, f.type) for f, v in zip(arrow_type, value, strict=True)}
+        if isinstance(value, dict):
+            return {f.name: conform(value.get(f.name), f.type) for f in arrow_type}
+        return value
+    if pa.types.is_list(arrow_type) and isinstance(value, list | tuple):
+        return [conform(v, arrow_type.value_type) for v in value]
+    if pa.types.is_map(arrow_type) and isinstance(value, dict):
+        return {k: conform(v, arrow_type.item_type) for k, v in value.items()}
+    return value
+
+
+def _nested(arrow_type: pa.DataType) -> bool:
+    return pa.types.is_struct(arrow_type) or pa.types.is_list(arrow_type) or pa.types.is_map(arrow_type)
 
 
 def _settled(arrow_type: pa.DataType) -> pa.DataType:
@@ -268,15 +336,6 @@ def _settled(arrow_type: pa.DataType) -> pa.DataType:
     if pa.types.is_struct(arrow_type):
         return pa.struct([pa.field(f.name, _settled(f.type)) for f in arrow_type])
     return arrow_type
-
-
-def _plain(value: Any) -> Any:
-    """``value`` as Arrow converts it: a dataclass as the dict of its fields (at any depth)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, list):
-        return [_plain(v) for v in value] if any(dataclasses.is_dataclass(v) for v in value) else value
-    return value
 
 
 class StreamTypes:
@@ -303,7 +362,9 @@ class StreamTypes:
 
     def known(self, field: str) -> pa.DataType:
         """The field's type so far (``null`` parts unknown)."""
-        return self.given.get(field) or self.pinned.get(field) or pa.null()
+        if field in self.given:
+            return self.given[field]
+        return self.pinned.get(field, pa.null())
 
     def observe(self, rows: Iterable[Sequence[Any]]) -> bool:
         """Check ``rows`` against the inferred types and learn from them; whether a type was learned.
@@ -322,10 +383,7 @@ class StreamTypes:
                     continue
                 field = self.fields[i]
                 known = self.pinned.get(field, pa.null())
-                try:
-                    merged = merge_types(known, infer_type(value))
-                except TypeError as err:
-                    raise self._mismatch(field, value, known, err) from None
+                merged = self._merged(field, value, known)
                 if merged != known:
                     self.pinned[field] = merged
                     changed = True
@@ -374,7 +432,8 @@ class StreamTypes:
             values = [row[i] for row in rows]
             if field.name not in self.given:
                 self.observe_column(field.name, values)
-            values = [_plain(v) for v in values]
+            if _nested(field.type):
+                values = [conform(v, field.type) for v in values]
             try:
                 columns.append(pa.array(values, field.type))
             except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError):
@@ -385,12 +444,21 @@ class StreamTypes:
         """Check one column's values against the field's pinned type (TypeError naming the first misfit)."""
         known = self.pinned.get(field, pa.null())
         for value in values:
-            if value is None:
-                continue
-            try:
-                merge_types(known, infer_type(value))
-            except TypeError as err:
-                raise self._mismatch(field, value, known, err) from None
+            if value is not None:
+                self._merged(field, value, known)
+
+    def _merged(self, field: str, value: Any, known: pa.DataType) -> pa.DataType:
+        """``known`` merged with the type ``value`` shows; TypeError naming the field and the value otherwise."""
+        try:
+            seen = infer_like(value, known)
+        except TypeError as err:
+            msg = f"{self.where(field)}: the value {value!r} has no column type ({err}); emit plain values " \
+                  "(numbers, str, bool, bytes, datetime, date, Decimal, lists, dicts, tuples) or give the sink a schema"
+            raise TypeError(msg) from None
+        try:
+            return merge_types(known, seen)
+        except TypeError as err:
+            raise self._mismatch(field, value, known, err) from None
 
     def _check_width(self, row: Sequence[Any]) -> None:
         if len(row) != len(self.fields):
@@ -407,7 +475,7 @@ class StreamTypes:
     def _first_misfit(self, field: pa.Field, values: Sequence[Any]) -> TypeError:
         for value in values:
             try:
-                pa.array([value], field.type)
+                pa.array([conform(value, field.type)], field.type)
             except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as err:
                 msg = f"{self.where(field.name)}: the value {value!r} ({type(value).__name__}) does not fit the " \
                       f"column's type {ddl_of(field.type)} ({err})"

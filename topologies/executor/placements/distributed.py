@@ -127,6 +127,7 @@ class DistributedPlacement:
                     start: Mapping[CounterKey, int], sinks: SinkDelivery | None = None) -> BatchResult:
         """Run the batch's stages (closing every task when ``batch_id`` is None): outputs in driver mode's order."""
         end: dict[CounterKey, int] = dict(start)
+        seen: set[str] = set()  # the kept streams some task emitted rows of
         outputs: list[tuple[str, int, str, list[Any]]] = []
         frames: dict[str, Any] = {}  # each component's frame; all spouts share one
         result = BatchResult([], counters=end)
@@ -136,7 +137,7 @@ class DistributedPlacement:
                 spouts = self.engine.spouts(source, partial(route_spout_partition, self.layout, self.routing, start))
                 frames.update(dict.fromkeys(self.topology.spouts, spouts))
             for bid in self.topology.order:
-                outputs.extend(self._run_stage(bid, batch_id, now, start, frames, end, result, sinks))
+                outputs.extend(self._run_stage(bid, batch_id, now, start, frames, end, result, sinks, seen))
             if spouts is not None:  # computed by the first stage that read it: the spouts' outputs come first
                 driver_rows = self.engine.driver_rows(spouts)
                 outputs[:0] = outputs_of(driver_rows)
@@ -149,14 +150,14 @@ class DistributedPlacement:
             result.outputs = [Output(*o) for o in outputs]
             if sinks is not None:
                 key = FINAL if batch_id is None else batch_id
-                sinks.write(KeptOutputs(key, result.outputs, frames, self.engine, sinks))
+                sinks.write(KeptOutputs(key, result.outputs, frames, self.engine, sinks, seen))
         finally:
             self.engine.release(list({id(f): f for f in frames.values()}.values()))
         return result
 
     def _run_stage(self, bid: str, batch_id: int | None, now: int | None, start: Mapping[CounterKey, int],
                    frames: dict[str, Any], end: dict[CounterKey, int], result: BatchResult,
-                   sinks: SinkDelivery | None) -> list[tuple[str, int, str, list[Any]]]:
+                   sinks: SinkDelivery | None, seen: set[str]) -> list[tuple[str, int, str, list[Any]]]:
         spec = self._spec(bid, batch_id, now, sinks)
         started = time.perf_counter()
         upstream = list({id(f): f for up in self.topology.upstream(bid) if (f := frames.get(up)) is not None}.values())
@@ -175,9 +176,10 @@ class DistributedPlacement:
         for status in statuses:
             for stream, bolt, counter in status.counters:
                 end[bid, status.task, stream, bolt] = counter
-            for stream, seen in status.types:
-                if sinks is not None and seen:
-                    sinks.types.of(f"{bid}:{stream}").learn(dict(parse_schema(seen)))
+            for stream, shown in status.types:  # only streams the task emitted rows of
+                seen.add(f"{bid}:{stream}")
+                if sinks is not None and shown:
+                    sinks.types.of(f"{bid}:{stream}").learn(dict(parse_schema(shown)))
         return outputs_of(driver_rows)
 
     def _spec(self, bid: str, batch_id: int | None, now: int | None, sinks: SinkDelivery | None) -> StageSpec:

@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bolts.codecs.value_codec import unpack_value
-from topologies.executor.sink_delivery import SinkDelivery, arrow_frame, batch_column
+from topologies.executor.sink_delivery import HeldOutputs, SinkDelivery, arrow_frame, batch_column
 from topologies.sinks.records import Output, OutputKey
 
 if TYPE_CHECKING:
@@ -27,12 +27,15 @@ if TYPE_CHECKING:
 class KeptOutputs:
     """An :class:`~topologies.sinks.base.OutputBatch` of a distributed batch (see the module docstring).
 
-    ``outputs``: what came to the driver; ``frames``: each bolt's frame of the batch.
+    ``outputs``: what came to the driver; ``frames``: each bolt's frame of the
+    batch; ``seen``: the kept streams a task reported rows of. A stream that is
+    not kept (a sink that reads records) is read from ``outputs``.
     """
 
     def __init__(self, key: OutputKey, outputs: Sequence[Output], frames: Mapping[str, Any], engine: StageEngine,
-                 delivery: SinkDelivery) -> None:
+                 delivery: SinkDelivery, seen: Collection[str] = ()) -> None:
         self.key = key
+        self.seen = frozenset(seen)  # the kept streams some task emitted rows of
         self.batch_id = batch_column(key)
         self.outputs = list(outputs)
         self.frames = frames
@@ -58,8 +61,16 @@ class KeptOutputs:
                 held.extend(Output(component, task, name, list(values)) for values in unpack_value(payload))
         return held
 
+    def has_rows(self, stream: str) -> bool:
+        """Whether ``stream`` has outputs in this batch: a task reported rows of it, or the driver holds some."""
+        if stream in self.delivery.kept:
+            return stream in self.seen
+        return self._held().has_rows(stream)
+
     def dataframe(self, stream: str) -> DataFrame:
         """``stream``'s typed rows, made on the executors (types learned this batch committed first)."""
+        if stream not in self.delivery.kept:
+            return self._held().dataframe(stream)
         columns = self._columns(stream)
         component, name = stream.split(":")
         frame = self.engine.kept_rows(self.frames.get(component), name, columns, self.spark)
@@ -67,16 +78,22 @@ class KeptOutputs:
 
     def table(self, stream: str) -> pa.Table:
         """``stream``'s typed rows, in this process."""
+        if stream not in self.delivery.kept:
+            return self._held().table(stream)
         columns = self._columns(stream)
         component, name = stream.split(":")
         frame = self.engine.kept_rows(self.frames.get(component), name, columns, self.spark)
         return frame if _is_arrow(frame) else frame.toArrow()
 
+    def _held(self) -> HeldOutputs:
+        return HeldOutputs(self.key, self.outputs, self.delivery)
+
     def _columns(self, stream: str) -> Any:
         types = self.delivery.types
         columns = types.of(stream)
-        columns.settle()
-        types.save([stream])
+        if stream in self.seen:  # a batch without rows of the stream pins nothing
+            columns.settle()
+            types.save([stream])
         return columns
 
 
