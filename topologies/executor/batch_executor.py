@@ -71,7 +71,8 @@ class BatchExecutor(FlushingExecutor):
     bad tuple) fails the batch; it is kept in :attr:`error` for the handle to
     re-raise. The shuffle counters and the flush record live in ``backend``
     under ``<name>/__router`` and ``<name>/__flush``. With ``run_writer``
-    the outputs and figures are also written for a client in another process. A backend with a
+    the outputs and figures are also written for a client in another process. ``sinks`` are
+    given each batch's outputs by the placement, before the batch returns to Spark. A backend with a
     ``hold()`` context (a journaled store) makes each batch's commits durable
     together when the batch ends.
     """
