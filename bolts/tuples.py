@@ -78,7 +78,7 @@ class Fields(Sequence[str]):
 
 def _checked_types(names: tuple[str, ...], types: Mapping[str, str]) -> dict[str, str]:
     """``types`` checked: every key a field, every value a Spark DDL type (ValueError naming the bad one)."""
-    from topologies.sinks.typed_outputs import parse_type
+    from bolts.column_types import parse_type
 
     if not isinstance(types, Mapping):
         msg = f"Fields: `types` must map field names to DDL types like {{'count': 'bigint'}}; got {types!r} instead"

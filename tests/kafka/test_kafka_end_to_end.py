@@ -83,7 +83,8 @@ def runner_files(directory: Path) -> list[tuple[str, dict]]:
     for path in [*sorted(directory.glob("batch-*.jsonl")), directory / "final.jsonl"]:
         label = str(int(path.stem.removeprefix("batch-"))) if path.stem != "final" else f"final-after-{last}"
         lines = path.read_text(encoding="utf-8").splitlines()
-        result += [(label, json.loads(line)) for line in lines]
+        # A file's record also has `fields` (the values by field name); a Kafka record has the rest of it.
+        result += [(label, {k: v for k, v in json.loads(line).items() if k != "fields"}) for line in lines]
         if path.stem != "final" and lines:
             last = label
     return result

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from state_backends import StateBackend
-    from topologies.executor.sink_delivery import SinkDelivery
+    from topologies.executor.delivery.sink_delivery import SinkDelivery
     from topologies.executor.stage_engines import StageEngine
 
 KEEP_ROWS = 100  # batches whose row counts are kept; a replay needs only the last one

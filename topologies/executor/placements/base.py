@@ -27,7 +27,7 @@ from topologies.metrics import BoltMetrics
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-    from topologies.executor.sink_delivery import SinkDelivery
+    from topologies.executor.delivery.sink_delivery import SinkDelivery
 
 
 

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from state_backends import StateBackend
-    from topologies.executor.sink_delivery import SinkDelivery
+    from topologies.executor.delivery.sink_delivery import SinkDelivery
 
 
 def stage_metrics(statuses: list[TaskStatus], batch_ms: float) -> BoltMetrics:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from state_backends import StateBackend
-    from topologies.executor.sink_delivery import SinkDelivery
+    from topologies.executor.delivery.sink_delivery import SinkDelivery
 
 
 class DriverPlacement:

@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bolts.codecs.value_codec import unpack_value
-from topologies.executor.sink_delivery import HeldOutputs, SinkDelivery, arrow_frame, batch_column
+from topologies.executor.delivery.sink_delivery import HeldOutputs, SinkDelivery, arrow_frame, batch_column
 from topologies.sinks.records import Output, OutputKey
 
 if TYPE_CHECKING:

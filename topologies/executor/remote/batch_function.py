@@ -21,11 +21,11 @@ from state_backends import open_backend
 from state_backends.urls import scheme_of
 from topologies.executor.batch_executor import BatchExecutor
 from topologies.executor.batch_log import BatchClock, OutputLog, OutputSink, wall_clock_ms
-from topologies.executor.output_types import OutputTypes
+from topologies.executor.delivery.output_types import OutputTypes
+from topologies.executor.delivery.sink_delivery import SinkDelivery
 from topologies.executor.placements import PLACEMENTS
 from topologies.executor.remote.journaled_memory import JournaledMemoryBackend
 from topologies.executor.remote.run_files import RunWriter
-from topologies.executor.sink_delivery import SinkDelivery
 from topologies.executor.storage import StorageDir, join, open_dir
 from topologies.topology import Topology
 

@@ -6,7 +6,7 @@ before the batch goes back to Spark: the driver placement with
 :class:`HeldOutputs` (the outputs are in this process), the distributed
 placement with its frames on the executors. Before a sink sees a stream,
 its newly inferred types are committed to the store
-(:class:`~topologies.executor.output_types.OutputTypes`).
+(:class:`~topologies.executor.delivery.output_types.OutputTypes`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-    from topologies.executor.output_types import OutputTypes
+    from topologies.executor.delivery.output_types import OutputTypes
     from topologies.sinks.base import OutputBatch, Sink
 
 
