@@ -156,3 +156,15 @@ def test_bad_parameters_are_refused_when_the_sink_is_made(kwargs, message):
     arguments = {"topic": "out", "bootstrap_servers": "127.0.0.1:9092", "name": "sums", **kwargs}
     with pytest.raises(ValueError, match=message):
         KafkaSink(arguments.pop("topic"), arguments.pop("bootstrap_servers"), **arguments)
+
+
+def test_as_a_runners_sink_it_writes_the_batchs_records_of_its_streams_once(kafka, sink_name):
+    from topologies.executor.delivery import HeldOutputs, SinkDelivery
+
+    topic = kafka.create_topic("out")
+    mixed = outputs(0) + outputs(0, stream="late")
+    delivery = SinkDelivery([], None)  # type: ignore[arg-type] # records need no column types
+    with KafkaSink(topic, kafka.bootstrap, name=sink_name, streams=["sum:default"]) as sink:
+        sink.write(HeldOutputs(0, mixed, delivery))
+        sink.write(HeldOutputs(0, mixed, delivery))  # Spark runs batch 0 again
+    assert written(kafka, topic) == expected(sink_name, "0", outputs(0))

@@ -86,6 +86,35 @@ def test_a_replayed_batch_replaces_its_partition_and_the_flush_replaces_the_last
     assert dict(written.dtypes) == {"key": "string", "value": "bigint", "batch_id": "int"}
 
 
+def test_declared_field_types_make_the_columns_and_convert_the_values(spark, tmp_path):
+    b = TopologyBuilder()
+    b.set_spout("events", FileSpout(tmp_path / "unused", "json", ("key", "ts", "value"),
+                                    schema="key STRING, ts BIGINT, value BIGINT"))
+    b.set_bolt("echo", TypedEcho()).shuffle_grouping("events")
+    sink = TableSink("echo", path=str(tmp_path / "t"))
+    spec = RunSpec(name="typed", topology=b.create_topology(), mode="driver", state="memory://",
+                   checkpoint_location=tmp_path / "ck", clock=counting_clock(), sinks=(sink,))
+    build_executor(spec, spark=spark).run(0, {"events": [["a", 0, 1], ["b", 0, 2]]})
+    written = spark.read.parquet(str(tmp_path / "t"))
+    assert dict(written.dtypes)["value"] == "double"
+    assert sorted((r.key, r.value) for r in written.collect()) == [("a", 1.0), ("b", 2.0)]
+
+
+def test_inferred_types_are_kept_in_the_store_for_the_next_process(spark, tmp_path):
+    sink = TableSink("echo", path=str(tmp_path / "t"))
+    first = echo_executor(spark, tmp_path, sink)
+    first.run(0, {"events": [["a", 0, 1]]})
+    # A new executor over the same store (as a new driver process): it reads the pinned types back.
+    spec = RunSpec(name=first.name, topology=first.topology, mode="driver", state="memory://",
+                   checkpoint_location=tmp_path / "ck", clock=counting_clock(), sinks=(sink,))
+    second = build_executor(spec, backend=first.backend, spark=spark)
+    second.run(1, {"events": [["n", 0, None]]})  # only nulls: the column stays bigint, as the store says
+    assert second.sinks.types.of("echo:default").pinned["value"] == pa.int64()
+    written = spark.read.parquet(str(tmp_path / "t"))
+    assert dict(written.dtypes)["value"] == "bigint"
+    assert sorted((r.batch_id, r.key, r.value) for r in written.collect()) == [(0, "a", 1), (1, "n", None)]
+
+
 def test_an_existing_table_not_partitioned_by_batch_id_is_refused_not_overwritten(spark, tmp_path):
     table = f"squall_flat_{uuid.uuid4().hex[:8]}"
     spark.sql(f"CREATE TABLE {table} (key string, value bigint, batch_id bigint) USING parquet")
@@ -105,6 +134,11 @@ class Echo(BaseBolt):
 
     def declare_output_fields(self, declarer):
         declarer.declare(Fields("key", "value"))
+
+
+class TypedEcho(Echo):
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("key", "value", types={"value": "double"}))
 
 
 class Sometimes(BaseBolt):

@@ -66,7 +66,7 @@ class StageEngine(Protocol):
         ...
 
     def kept_rows(self, frame: Any, stream: str, columns: StreamTypes, spark: SparkSession) -> Any:
-        """The typed rows of ``stream``'s :data:`routed.KEPT` chunks in a bolt's ``frame`` (None: no rows)."""
+        """The typed rows of ``stream``'s :data:`routed.KEPT` chunks in a bolt's ``frame`` (None: the bolt had none)."""
         ...
 
     def kept_chunks(self, frame: Any, stream: str) -> pa.Table:
