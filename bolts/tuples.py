@@ -94,10 +94,48 @@ def _checked_types(names: tuple[str, ...], types: Mapping[str, str]) -> dict[str
     return dict(types)
 
 
-class Tuple:
-    """A read-only tuple: ``t["field"]`` or ``t[0]``, ``.values``, ``.fields``, ``.stream``, ``.source_component``."""
+class TupleOrigin:
+    """What the tuples of one stream from one task share: their fields, stream and source.
 
-    __slots__ = ("fields", "source_component", "source_task", "stream", "values")
+    A :class:`Tuple` holds its values and one of these, so a batch's tuples cost
+    one small object each beyond their values. Origins are interned by
+    :func:`origin` (the same fields object, stream and source give the same origin).
+    """
+
+    __slots__ = ("fields", "positions", "source_component", "source_task", "stream")
+
+    def __init__(self, fields: Fields, stream: str, source_component: str, source_task: int) -> None:
+        self.fields = fields
+        self.positions = fields._positions
+        self.stream = stream
+        self.source_component = source_component
+        self.source_task = source_task
+
+
+_ORIGINS: dict[tuple[int, str, str, int], TupleOrigin] = {}
+_MAX_ORIGINS = 4096
+
+
+def origin(fields: Fields, stream: str, source_component: str, source_task: int) -> TupleOrigin:
+    """The interned origin of tuples with these fields (this very object: types may differ), stream and source."""
+    key = (id(fields), stream, source_component, source_task)
+    found = _ORIGINS.get(key)
+    if found is None or found.fields is not fields:
+        if len(_ORIGINS) >= _MAX_ORIGINS:  # fields made per tuple (user code, tests): keep the cache bounded
+            _ORIGINS.clear()
+        # The entry keeps ``fields`` alive, so its id cannot be reused while the entry exists.
+        found = _ORIGINS[key] = TupleOrigin(fields, stream, source_component, source_task)
+    return found
+
+
+class Tuple:
+    """A read-only tuple: ``t["field"]`` or ``t[0]``, ``.values``, ``.fields``, ``.stream``, ``.source_component``.
+
+    A tuple holds its values (a Python tuple) and its :class:`TupleOrigin`,
+    shared by every tuple of the same stream from the same task.
+    """
+
+    __slots__ = ("_origin", "values")
 
     def __init__(
         self,
@@ -117,10 +155,7 @@ class Tuple:
             raise ValueError(msg)
         # Read-only: the slots are set through their descriptors (faster than object.__setattr__).
         _set_values(self, tuple(values))
-        _set_fields(self, fields)
-        _set_stream(self, stream)
-        _set_source_component(self, source_component)
-        _set_source_task(self, source_task)
+        _set_origin(self, origin(fields, stream, source_component, source_task))
 
     @classmethod
     def many(
@@ -131,17 +166,35 @@ class Tuple:
         Builds them without the per-tuple checks of the constructor: the caller
         guarantees each row is a tuple of the right length.
         """
-        new = object.__new__
+        new, shared = object.__new__, origin(fields, stream, source_component, source_task)
         out = []
+        append = out.append
         for values in rows:
             tup = new(cls)
             _set_values(tup, values)
-            _set_fields(tup, fields)
-            _set_stream(tup, stream)
-            _set_source_component(tup, source_component)
-            _set_source_task(tup, source_task)
-            out.append(tup)
+            _set_origin(tup, shared)
+            append(tup)
         return out
+
+    @property
+    def fields(self) -> Fields:
+        """The tuple's field names."""
+        return self._origin.fields
+
+    @property
+    def stream(self) -> str:
+        """The stream the tuple was emitted on."""
+        return self._origin.stream
+
+    @property
+    def source_component(self) -> str:
+        """The component that emitted the tuple ("" for one made by hand)."""
+        return self._origin.source_component
+
+    @property
+    def source_task(self) -> int:
+        """The task index of the emitting component."""
+        return self._origin.source_task
 
     def __setattr__(self, name: str, value: Any) -> None:
         msg = f"Tuple is read-only; cannot set {name!r}"
@@ -149,12 +202,13 @@ class Tuple:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuild through the constructor: copy and deepcopy cannot set attributes of a read-only tuple.
-        return (Tuple, (self.values, self.fields, self.stream, self.source_component, self.source_task))
+        o = self._origin
+        return (Tuple, (self.values, o.fields, o.stream, o.source_component, o.source_task))
 
     def __getitem__(self, key: str | int) -> Any:
         # One dict lookup for a field name or an int index (the hot path of every windowed bolt).
         try:
-            return self.values[self.fields._positions[key]]
+            return self.values[self._origin.positions[key]]
         except (KeyError, TypeError):
             pass
         if isinstance(key, int | slice):
@@ -163,7 +217,7 @@ class Tuple:
 
     def get(self, field: str, default: Any = None) -> Any:
         """The value of ``field``, or ``default`` when the tuple has no such field."""
-        i = self.fields._index.get(field)
+        i = self._origin.fields._index.get(field)
         return default if i is None else self.values[i]
 
     def get_value_by_field(self, field: str) -> Any:
@@ -176,27 +230,28 @@ class Tuple:
 
     def contains(self, field: str) -> bool:
         """Whether the tuple has ``field``."""
-        return field in self.fields
+        return field in self._origin.fields
 
     def __len__(self) -> int:
         return len(self.values)
 
     def as_dict(self) -> dict[str, Any]:
         """The tuple as a ``{field: value}`` dict."""
-        return dict(zip(self.fields, self.values, strict=True))
+        return dict(zip(self._origin.fields, self.values, strict=True))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Tuple):
             return NotImplemented
-        return (self.values, self.fields, self.stream, self.source_component) == (
+        a, b = self._origin, other._origin
+        return (self.values, a.fields, a.stream, a.source_component) == (
             other.values,
-            other.fields,
-            other.stream,
-            other.source_component,
+            b.fields,
+            b.stream,
+            b.source_component,
         )
 
     def __hash__(self) -> int:
-        return hash((self.values, self.stream, self.source_component))
+        return hash((self.values, self._origin.stream, self._origin.source_component))
 
     def __repr__(self) -> str:
         src = f"{self.source_component}:{self.stream}" if self.source_component else self.stream
@@ -204,7 +259,4 @@ class Tuple:
 
 
 _set_values = Tuple.__dict__["values"].__set__
-_set_fields = Tuple.__dict__["fields"].__set__
-_set_stream = Tuple.__dict__["stream"].__set__
-_set_source_component = Tuple.__dict__["source_component"].__set__
-_set_source_task = Tuple.__dict__["source_task"].__set__
+_set_origin = Tuple.__dict__["_origin"].__set__
