@@ -8,10 +8,12 @@ Keys (inside the task's namespace):
 - ``c/<seq>``: tuples a commit added to a persistent window (up to ``CHUNK_EVENTS`` per
   record, named after the first one's ``<seq>``): a list of
   ``[seq, ts, schema, values, source_task]``.
+- ``a/<seq>``: a spout's columnar rows a commit added to a persistent window, as one
+  Arrow IPC stream (:mod:`bolts.codecs.arrow_chunk`), named after the first one's ``<seq>``.
 - ``d/<seq><first>``: the arrival numbers (a sorted list, ``<first>`` the smallest) of
   chunk ``c/<seq>``'s tuples that expired by one commit; one record per commit that
-  saw some of them expire. The chunk and its ``d/`` records are deleted once all of
-  its tuples have expired.
+  saw some of them expire (``<seq>`` a ``c/`` or an ``a/`` chunk). The chunk and its
+  ``d/`` records are deleted once all of its tuples have expired.
 - ``e/<seq>``: one held tuple, ``[ts, schema, values, source_task]``: how persistent
   windows stored tuples before chunks; still read, and deleted when the tuple expires.
 - ``i/<seq>``: one held tuple's identity (message-id recovery): ``[schema, msg_id, ts]``.
@@ -29,12 +31,14 @@ returns events in arrival order.
 from __future__ import annotations
 
 import struct
-from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from operator import attrgetter
 from typing import Any
 
+import numpy as np
+
+from bolts.codecs.arrow_chunk import ARROW_CHUNK_PREFIX, decode_arrow_chunk, encode_arrow_chunk
 from bolts.codecs.value_codec import pack_value, unpack_value, value_packer
 from bolts.task_input import Segment
 from bolts.tuples import Fields, Tuple
@@ -185,14 +189,16 @@ def as_key(value: Any) -> Any:
 class Chunks:
     """Where a persistent window's committed tuples are stored: chunks, dead-tuple records, old ``e/`` records.
 
-    Each commit writes its new tuples as chunks ``c/<first seq>`` (one per
-    :data:`CHUNK_EVENTS` tuples); a chunk's
-    tuples have higher arrival numbers than any earlier chunk's, so a sorted list
-    of first numbers finds the chunk of a tuple. The tuples of a chunk that a
-    commit saw expire are written as one new record ``d/<chunk><first of them>``,
-    so a commit writes what changed, never a chunk's whole history. :meth:`writes`
-    says what a commit writes; :meth:`committed` records it once the store has
-    applied it.
+    Each commit writes its new tuples as chunks: a spout's columnar block as one
+    Arrow record ``a/<first seq>`` (:mod:`bolts.codecs.arrow_chunk`), other
+    tuples as msgpack records ``c/<first seq>`` of up to :data:`CHUNK_EVENTS`
+    tuples. A chunk's tuples have higher arrival numbers than any earlier
+    chunk's, and a commit's chunks never interleave (the tuples of one add have
+    consecutive numbers), so a sorted list of first numbers finds the chunk of
+    a tuple. The tuples of a chunk that a commit saw expire are written as one
+    new record ``d/<chunk><first of them>``, so a commit writes what changed,
+    never a chunk's whole history. :meth:`writes` says what a commit writes;
+    :meth:`committed` records it once the store has applied it.
     """
 
     def __init__(self) -> None:
@@ -200,11 +206,18 @@ class Chunks:
         self._size: dict[int, int] = {}  # chunk -> number of tuples in it
         self._dead: dict[int, int] = {}  # chunk -> number of its tuples recorded dead
         self._dead_keys: dict[int, list[bytes]] = {}  # chunk -> its d/ records
+        self._arrow: set[int] = set()  # chunks stored as a/ records
         self._single: set[int] = set()  # seqs stored one per e/ record
-        self._staged: tuple[list[tuple[int, int]], dict[int, tuple[int, bytes | None]], set[int]] | None = None
+        self._staged: Any = None
+        #: The live rows of the ``a/`` records :meth:`load` read: ``(source, positions or None for all, seqs, ts)``.
+        self.loaded: list[tuple[Any, np.ndarray | None, np.ndarray, np.ndarray]] = []
 
     def load(self, store: Any, schemas: Schemas) -> list[Event[Tuple]]:
-        """Read the committed tuples (chunks without their dead ones, and ``e/`` records), in arrival order."""
+        """Read the committed tuples (chunks without their dead ones, and ``e/`` records), in arrival order.
+
+        Returns the built events; the columnar rows of ``a/`` records are left
+        in :attr:`loaded` (dead rows dropped), never built.
+        """
         events = [decode_event(seq_of(k), v, schemas) for k, v in store.scan(EVENT_PREFIX)]
         self._single = {e.seq for e in events}
         dead: dict[int, set[int]] = {}
@@ -216,51 +229,84 @@ class Chunks:
             chunk = seq_of(key)
             stored = decode_page(value, schemas)
             gone = dead.get(chunk, set())
-            self._starts.append(chunk)
-            self._size[chunk] = len(stored)
-            self._dead[chunk] = len(gone)
-            self._dead_keys.setdefault(chunk, [])
+            self._track(chunk, len(stored), len(gone))
             events.extend(e for e in stored if e.seq not in gone)
+        self.loaded = []
+        for key, value in store.scan(ARROW_CHUNK_PREFIX):
+            chunk = seq_of(key)
+            rows, seqs, ts = decode_arrow_chunk(value)
+            gone = dead.get(chunk, set())
+            self._track(chunk, len(seqs), len(gone))
+            self._arrow.add(chunk)
+            if gone:  # the live rows only, by their positions in the record
+                keep = np.flatnonzero(~np.isin(seqs, np.fromiter(gone, np.int64, len(gone))))
+                self.loaded.append((rows, keep, seqs[keep], ts[keep]))
+            else:
+                self.loaded.append((rows, None, seqs, ts))
         self._starts.sort()
         events.sort(key=_seq_of_event)
         return events
 
+    def _track(self, chunk: int, size: int, dead: int) -> None:
+        self._starts.append(chunk)
+        self._size[chunk] = size
+        self._dead[chunk] = dead
+        self._dead_keys.setdefault(chunk, [])
+
     def writes(
-        self, added: Mapping[int, Event[Tuple]], removed: AbstractSet[int], schemas: Schemas
+        self, added: Mapping[int, Event[Tuple]], removed: AbstractSet[int] | np.ndarray, schemas: Schemas,
+        blocks: Sequence[tuple[Any, np.ndarray, np.ndarray, np.ndarray]] = (), ts_field: str | None = None,
     ) -> tuple[dict[bytes, bytes], list[bytes]]:
-        """The puts and deletes that store ``added`` as a new chunk and forget the ``removed`` seqs."""
+        """The puts and deletes that store ``added`` and ``blocks`` as new chunks and forget the ``removed`` seqs.
+
+        ``blocks`` are columnar rows to store as ``a/`` records: ``(source, rows,
+        seqs, ts)`` with ``source`` a :class:`~bolts.storm.table_rows.TableRows`
+        and its rows ``rows`` (increasing), their arrival numbers and timestamps
+        (``ts_field`` the column they may be read from); each is put under
+        ``seq_key(ARROW_CHUNK_PREFIX, seqs[0])``.
+        """
         puts: dict[bytes, bytes] = {}
-        singles = self._single.intersection(removed)
-        deletes = [seq_key(EVENT_PREFIX, seq) for seq in sorted(singles)]
-        gone = sorted(removed - singles if singles else removed)
+        gone = np.sort(np.fromiter(removed, np.int64) if isinstance(removed, AbstractSet) else removed)
+        deletes: list[bytes] = []
+        singles: set[int] = set()
+        if self._single and len(gone):
+            singles = self._single.intersection(gone.tolist())
+            deletes += [seq_key(EVENT_PREFIX, seq) for seq in sorted(singles)]
+            if singles:
+                gone = gone[~np.isin(gone, np.fromiter(singles, np.int64, len(singles)))]
         dead_after: dict[int, tuple[int, bytes | None]] = {}  # chunk -> (dead count, new d/ key or None)
-        starts, i = self._starts, 0
-        while i < len(gone):  # the removed seqs, chunk by chunk
-            at = bisect_right(starts, gone[i]) - 1
-            end = bisect_right(gone, starts[at + 1] - 1, i) if at + 1 < len(starts) else len(gone)
-            chunk, newly_dead = starts[at], gone[i:end]
-            i = end
-            dead = self._dead[chunk] + len(newly_dead)
-            if dead >= self._size[chunk]:
-                dead_after[chunk] = (dead, None)
-                deletes.append(seq_key(CHUNK_PREFIX, chunk))
-                deletes += self._dead_keys[chunk]
-            else:
-                key = dead_key(chunk, newly_dead[0])
-                dead_after[chunk] = (dead, key)
-                puts[key] = pack(newly_dead)
-        events = sorted(added.values(), key=_seq_of_event)
+        if len(gone):
+            starts = np.array(self._starts, np.int64)
+            owners = starts[np.searchsorted(starts, gone, side="right") - 1]
+            chunks, firsts = np.unique(owners, return_index=True)
+            for chunk, a, b in zip(chunks.tolist(), firsts.tolist(), [*firsts[1:].tolist(), len(gone)], strict=True):
+                newly_dead = gone[a:b]
+                dead = self._dead[chunk] + len(newly_dead)
+                if dead >= self._size[chunk]:
+                    dead_after[chunk] = (dead, None)
+                    deletes.append(seq_key(ARROW_CHUNK_PREFIX if chunk in self._arrow else CHUNK_PREFIX, chunk))
+                    deletes += self._dead_keys[chunk]
+                else:
+                    key = dead_key(chunk, int(newly_dead[0]))
+                    dead_after[chunk] = (dead, key)
+                    puts[key] = pack(newly_dead.tolist())
         new_chunks = []
+        for source, rows, seqs, ts in blocks:
+            if len(seqs):
+                puts[seq_key(ARROW_CHUNK_PREFIX, int(seqs[0]))] = encode_arrow_chunk(source, rows, seqs, ts, ts_field)
+                new_chunks.append((int(seqs[0]), len(seqs), True))
+        events = sorted(added.values(), key=_seq_of_event)
         block_values: dict[int, list[Sequence[Any]]] = {}
-        for at in range(0, len(events), CHUNK_EVENTS):  # bounded records (HBase refuses cells over 10 MB)
-            part = events[at : at + CHUNK_EVENTS]
-            puts[seq_key(CHUNK_PREFIX, part[0].seq)] = encode_chunk(part, schemas, block_values)
-            new_chunks.append((part[0].seq, len(part)))
+        for run in _between_blocks(events, sorted(int(seqs[0]) for _, _, seqs, _ in blocks if len(seqs))):
+            for at in range(0, len(run), CHUNK_EVENTS):  # bounded records (HBase refuses cells over 10 MB)
+                part = run[at : at + CHUNK_EVENTS]
+                puts[seq_key(CHUNK_PREFIX, part[0].seq)] = encode_chunk(part, schemas, block_values)
+                new_chunks.append((part[0].seq, len(part), False))
         self._staged = (new_chunks, dead_after, singles)
         return puts, deletes
 
     def committed(self) -> None:
-        """The store applied the last :meth:`writes`: record the new chunk and the dead tuples."""
+        """The store applied the last :meth:`writes`: record the new chunks and the dead tuples."""
         if self._staged is None:
             return
         new_chunks, dead_after, singles = self._staged
@@ -269,15 +315,35 @@ class Chunks:
         for chunk, (dead, key) in dead_after.items():
             if key is None:
                 self._starts.remove(chunk)
+                self._arrow.discard(chunk)
                 del self._size[chunk], self._dead[chunk], self._dead_keys[chunk]
             else:
                 self._dead[chunk] = dead
                 self._dead_keys[chunk].append(key)
-        for first, size in new_chunks:
-            self._starts.append(first)
-            self._size[first] = size
-            self._dead[first] = 0
-            self._dead_keys[first] = []
+        for first, size, arrow in sorted(new_chunks):
+            self._track(first, size, 0)
+            if arrow:
+                self._arrow.add(first)
+        self._starts.sort()
+
+
+def _between_blocks(events: list[Event[Tuple]], block_firsts: list[int]) -> list[list[Event[Tuple]]]:
+    """``events`` (by arrival) cut where a block's rows come between two of them, so no chunk spans a block."""
+    if not block_firsts or not events:
+        return [events] if events else []
+    runs, run = [], []
+    cuts = iter(block_firsts)
+    cut = next(cuts, None)
+    for event in events:
+        while cut is not None and cut < event.seq:
+            if run:
+                runs.append(run)
+                run = []
+            cut = next(cuts, None)
+        run.append(event)
+    if run:
+        runs.append(run)
+    return runs
 
 
 def dead_key(chunk: int, first_dead: int) -> bytes:

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
 
+import numpy as np
+
 from bolts.codecs.window_state_codec import (
     INDEX_PREFIX,
     META_KEY,
@@ -23,6 +25,7 @@ from bolts.collector import EmitSink
 from bolts.errors import TupleError
 from bolts.storm.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
 from bolts.storm.base_windowed_bolt import BaseWindowedBolt
+from bolts.storm.stored_blocks import hold_stored, new_rows, resumed_blocks
 from bolts.storm.window_pages import WindowPages
 from bolts.storm.windowed_bolt_executor import TupleCheck, WindowedBoltExecutor
 from bolts.task_input import TaskInput
@@ -30,9 +33,12 @@ from bolts.task_store import WindowStore
 from bolts.tuples import Tuple
 from state_backends import KeyValueState
 from windowing import Event, TupleWindow
+from windowing.storm.blocks import Block
 from windowing.storm.event_buffer import BufferFactory, EventBuffer
+from windowing.storm.expired import Expired
 
 log = logging.getLogger("squall.bolts")
+_NONE = np.empty(0, np.int64)
 
 StreamKey = tuple[str, str]
 _seq_of_event = attrgetter("seq")
@@ -63,6 +69,11 @@ class _Recovery:
     expired_seqs: set[int]
     refilled: list[Event[Tuple]] = field(default_factory=list)
     waiting: list[Tuple] = field(default_factory=list)
+
+
+def _seqs(expired: Any) -> list[int]:
+    """The arrival numbers of a policy's pending expired events (an ``Expired``, or a list of events)."""
+    return expired.seqs().tolist() if isinstance(expired, Expired) else [e.seq for e in expired]
 
 
 class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
@@ -96,7 +107,9 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         super().__init__(bolt, **kwargs)
         self.persistent = self.config.persistence or not self.stateful or persist_windows
         self._added: dict[int, Event[Tuple]] = {}
-        self._removed: set[int] = set()
+        self._added_blocks: list[tuple[Block, np.ndarray]] = []  # columnar blocks added since the commit, with ts
+        self._removed: list[np.ndarray] = []  # arrival numbers that expired since the commit
+        self._commit_seq = 0  # every tuple added since the last commit has an arrival number at least this
         self._progress: dict[StreamKey, list[int]] = {}  # stream -> [last expired id, last evaluated id]
         self._recovery: _Recovery | None = None
         self._chunks = Chunks()
@@ -132,7 +145,10 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         if self.persistent:
             events = self._chunks.load(self.store, self._schemas)
             held = [e for e in events if e.seq not in expired_seqs]
-            self.restore(meta["system"], held, [e for e in events if e.seq in expired_seqs])
+            expired = [e for e in events if e.seq in expired_seqs]
+            blocks = resumed_blocks(self._chunks.loaded, expired_seqs, expired)
+            self._chunks.loaded = []
+            self.restore(meta["system"], held, expired, blocks)
             return
         index: dict[tuple[StreamKey, int], tuple[int, int]] = {}
         for key, value in self.store.scan(INDEX_PREFIX):
@@ -142,6 +158,14 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         self._recovery = _Recovery(meta["system"], index, expired_seqs)
         if not index:
             self.finish_recovery()
+
+    def restore(
+        self, state: dict[str, Any], held: list[Event[Tuple]], expired: list[Event[Tuple]],
+        blocks: Sequence[tuple[Block, Any]] = (),
+    ) -> None:
+        """Resume as :meth:`WindowedBoltExecutor.restore`; every tuple it holds is stored."""
+        super().restore(state, held, expired, blocks)
+        self._commit_seq = self.manager.next_seq
 
     # Input ------------------------------------------------------------------------------------
     def execute(self, tup: Tuple) -> None:
@@ -210,19 +234,31 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         self.finish_recovery()
         super().end_batch()
 
-    def _held(self, events: Sequence[Event[Tuple]]) -> None:
-        if self._pages is None:  # paged windows write whole pages instead
+    def _held(self, events: Sequence[Event[Tuple]] | Block, stamps: Any = None) -> None:
+        if self._pages is not None:  # paged windows write whole pages instead
+            return
+        if isinstance(events, Block):
+            self._added_blocks.append((events, stamps))
+        else:
             self._added.update(zip(map(_seq_of_event, events), events, strict=True))
 
-    def on_expiry(self, events: list[Event[Tuple]]) -> None:
-        """Expired tuples are recorded dead (their chunk deleted once all its tuples are) at the next commit."""
+    def on_expiry(self, events: Expired) -> None:
+        """Expired tuples are recorded dead (their chunk deleted once all its tuples are) at the next commit.
+
+        Tuples added since the last commit are not stored yet: they are left out
+        of the next commit's chunks instead.
+        """
         super().on_expiry(events)
-        if self._pages is not None:
-            return
-        added, removed = self._added, self._removed
-        for event in events:
-            if added.pop(event.seq, None) is None:
-                removed.add(event.seq)
+        if self._pages is None:
+            self._removed.append(events.seqs())
+
+    def _expired_since_commit(self) -> tuple[np.ndarray, np.ndarray]:
+        """The arrival numbers that expired since the commit: ``(stored ones, ones added since)``, sorted."""
+        if not self._removed:
+            return _NONE, _NONE
+        seqs = np.sort(np.concatenate(self._removed))  # a row expires once: no repeats
+        cut = int(np.searchsorted(seqs, self._commit_seq))
+        return seqs[:cut], seqs[cut:]
 
     def on_activation(self, window: TupleWindow[Tuple]) -> None:
         """Run the window, then record message-id progress (last expired and last evaluated ids)."""
@@ -262,20 +298,28 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         rebuilt from the store before the batch is retried.
         """
         self.finish_recovery()  # a commit records a resumed window, never a half-refilled one
+        stored, unstored = self._expired_since_commit()
+        for seq in unstored.tolist() if self._added else ():
+            self._added.pop(seq, None)
         if self._pages is not None:
             puts, deletes = self._page_writes(self._pages)
         elif self.persistent:
-            puts, deletes = self._chunks.writes(self._added, self._removed, self._schemas)
+            puts, deletes = self._chunks.writes(self._added, stored, self._schemas,
+                                                new_rows(self._added_blocks, unstored), self.config.timestamp_field)
         else:
-            puts, deletes = dict(self._index_writes()), [seq_key(INDEX_PREFIX, seq) for seq in self._removed]
+            puts, deletes = dict(self._index_writes()), [seq_key(INDEX_PREFIX, seq) for seq in stored.tolist()]
         puts[META_KEY] = pack(self._meta())
         self.user_state.write_to(_Writes(puts, deletes))  # type: ignore[arg-type]
         applied = self.store.commit(batch_id, puts, deletes)
+        if applied and self._added_blocks:
+            hold_stored(self._added_blocks, puts)
         if self._pages is not None:
             self.manager.eviction.buffer.committed()
         self._chunks.committed()
         self._added.clear()
+        self._added_blocks.clear()
         self._removed.clear()
+        self._commit_seq = self.manager.next_seq
         self.user_state.committed()
         return applied
 
@@ -301,7 +345,7 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         return {
             "system": self.state(),
             "schemas": self._schemas.to_data(),
-            "expired": [e.seq for e in self.manager.pending_expired()],
+            "expired": _seqs(self.manager.eviction.expired),
             "progress": [[s, st, exp, ev] for (s, st), (exp, ev) in self._progress.items()],
             "next_page": self._pages.next_page_id if self._pages is not None else 0,
         }

@@ -13,10 +13,13 @@ from itertools import groupby
 from operator import attrgetter
 from typing import Any, cast
 
+import numpy as np
+
 from bolts.collector import EmitSink, OutputCollector
 from bolts.context import TopologyContext
 from bolts.errors import TupleError
 from bolts.storm.base_windowed_bolt import BaseWindowedBolt
+from bolts.storm.table_rows import TableRows
 from bolts.task import BoltTask
 from bolts.task_input import Segment, TaskInput
 from bolts.timestamps import column_millis, is_timestamp_column, read_millis
@@ -32,7 +35,10 @@ from windowing import (
     WindowManager,
     WindowSpec,
 )
+from windowing.storm.block_buffer import BlockBuffer
+from windowing.storm.blocks import Block
 from windowing.storm.event_buffer import BufferFactory, EventBuffer
+from windowing.storm.expired import Expired
 
 log = logging.getLogger("squall.bolts")
 
@@ -48,7 +54,11 @@ TupleCheck = Callable[[Tuple], object]  # raises TupleError for a tuple the task
 _stream_of = attrgetter("source_component", "stream")
 
 
-def final_watermark(spec: WindowSpec, held: list[Event[Tuple]]) -> int | None:
+def _itself(segment: Segment) -> Segment:
+    return segment
+
+
+def final_watermark(spec: WindowSpec, held: Callable[[], list[Event[Tuple]]]) -> int | None:
     """The watermark that ends a bounded run: every window holding a tuple fires once.
 
     Duration windows empty out as the watermark moves on, so the end of time is
@@ -59,9 +69,10 @@ def final_watermark(spec: WindowSpec, held: list[Event[Tuple]]) -> int | None:
     their end, so there it stops on ``newest + slide - 1``.
     """
     if isinstance(spec.length, Count) and isinstance(spec.slide, Duration):
-        if not held:
+        events = held()  # read only here: building every held event is not free
+        if not events:
             return None
-        return max(e.ts for e in held) + spec.slide.value - (1 if spec.storm_exact else 0)
+        return max(e.ts for e in events) + spec.slide.value - (1 if spec.storm_exact else 0)
     return END_OF_TIME
 
 
@@ -115,16 +126,20 @@ class WindowedBoltExecutor(BoltTask):
         self._extract = self._timestamp_reader()
         self._read_batch = self._batch_timestamp_reader()
         self._add_batch = self._batch_path()
-        # A spout's columnar segments go into the window unbuilt once a window has shown that the bolt reads
-        # only its to_arrow() (or nothing); a bolt that reads a window's tuples (get(), iter()...) gets them
-        # built as they arrive, from the start and for good, as Storm-style bolts do.
-        # Not for windows paged to the store (with_max_events_in_memory): their pages hold built tuples.
+        # A spout's columnar segments go into the window unbuilt. Where the window holds rows as arrays (the
+        # in-memory duration and count windows), from the start: a bolt that reads tuples gets them built per
+        # window, in bulk, which costs less than building, holding and storing one Tuple and one event per row.
+        # Elsewhere (Storm-exact and event-time count windows hold row events) once a window has shown that
+        # the bolt reads only its to_arrow() (or nothing); a bolt that reads a window's tuples then gets them
+        # built as they arrive, for good. Not for windows paged to the store (with_max_events_in_memory):
+        # their pages hold built tuples.
         self._can_hold_blocks = (
             self._check is None and self.config.timestamp_extractor is None
             and self.config.max_events_in_memory is None
             and (self.watermarks is not None or not self.config.spec().fires_on_arrival)
         )
-        self._rows_lazily = False
+        self._holds_arrays = isinstance(getattr(self.manager.eviction, "buffer", None), BlockBuffer)
+        self._rows_lazily = self._can_hold_blocks and self._holds_arrays
         self.late_tuples = 0
         self.collector: OutputCollector | None = None
         # Told which tuples are done with (expired or late), as Storm acks them; the harness uses it
@@ -159,7 +174,7 @@ class WindowedBoltExecutor(BoltTask):
     def close(self) -> None:
         """End of input: in event time, a final watermark fires every window holding tuples; then cleanup."""
         if self.watermarks is not None:
-            final = final_watermark(self.config.spec(), self.manager.held())
+            final = final_watermark(self.config.spec(), self.manager.held)
             if final is not None and self.watermarks.advance(final):
                 self.manager.add_watermark(final)
         self.bolt.cleanup()
@@ -208,7 +223,7 @@ class WindowedBoltExecutor(BoltTask):
         return field is None or (field in table.column_names and is_timestamp_column(table.column(field)))
 
     def _add_blocks(self, segments: list[Segment]) -> None:
-        """:meth:`_add_batch` of segments held as columnar blocks: their ``Tuple`` objects are built on first read.
+        """:meth:`_add_batch` of segments held as columnar blocks: no ``Tuple`` is built for a held row.
 
         The same events, in the same order, as the tuple path: in event time the
         generator takes each segment's largest timestamp before lateness is judged
@@ -217,10 +232,13 @@ class WindowedBoltExecutor(BoltTask):
         """
         field = self.config.timestamp_field
         watermarks = self.watermarks
+        # Row events (windows that hold no arrays) read a segment's tuples, built once for all its rows.
+        source = TableRows.of if self._holds_arrays else _itself
         if watermarks is None:  # processing time: every tuple gets the batch's time
             now = self.clock.now()
             for segment in segments:
-                self._held(self.manager.add_rows(segment, range(len(segment)), [now] * len(segment)))
+                stamps = np.full(len(segment), now, np.int64)
+                self._held(self.manager.add_rows(source(segment), None, stamps), stamps)
             return
         stamped = [(segment, column_millis(segment.table.column(field))) for segment in segments]  # type: ignore[union-attr]
         for segment, stamps in stamped:
@@ -229,12 +247,12 @@ class WindowedBoltExecutor(BoltTask):
         late: list[tuple[Segment, int, int]] = []
         for segment, stamps in stamped:
             if int(stamps.min()) >= watermark:
-                self._held(self.manager.add_rows(segment, range(len(stamps)), stamps.tolist()))
+                self._held(self.manager.add_rows(source(segment), None, stamps), stamps)
                 continue
             on_time = stamps >= watermark
             rows = on_time.nonzero()[0]
             if len(rows):
-                self._held(self.manager.add_rows(segment, rows.tolist(), stamps[rows].tolist()))
+                self._held(self.manager.add_rows(source(segment), rows, stamps[rows]), stamps[rows])
             late += [(segment, row, int(stamps[row])) for row in (~on_time).nonzero()[0].tolist()]
         for segment, row, ts in late:
             self._late(segment.tuple_at(row), ts)
@@ -300,8 +318,11 @@ class WindowedBoltExecutor(BoltTask):
         for tup, ts in late:
             self._late(tup, ts)
 
-    def _held(self, events: Sequence[Event[Tuple]]) -> None:
-        """Tuples were added to the window, in arrival order (stateful tasks record them)."""
+    def _held(self, events: Sequence[Event[Tuple]] | Block, stamps: Any = None) -> None:
+        """Tuples were added to the window, in arrival order (stateful tasks record them).
+
+        As events, or as one columnar block with its rows' timestamps ``stamps`` (an array).
+        """
 
     def _late(self, tup: Tuple, ts: int) -> None:
         self.late_tuples += 1
@@ -373,15 +394,20 @@ class WindowedBoltExecutor(BoltTask):
             "watermarks": self.watermarks.state() if self.watermarks is not None else None,
         }
 
-    def restore(self, state: dict[str, Any], held: list[Event[Tuple]], expired: list[Event[Tuple]]) -> None:
+    def restore(
+        self, state: dict[str, Any], held: list[Event[Tuple]], expired: list[Event[Tuple]],
+        blocks: Sequence[tuple[Block, Any]] = (),
+    ) -> None:
         """Resume from :meth:`state` plus the held tuples and those expired but not yet reported.
+
+        Held tuples are events, and columnar ``blocks`` each with its rows' timestamps.
 
         Call after :meth:`prepare` (which registers the timers this restores).
         """
         self.clock.reset_to(state["now"])
         self.timers.restore(state["timers"])
         self.late_tuples = state["late_tuples"]
-        self.manager.restore(state["manager"], held, expired)
+        self.manager.restore(state["manager"], held, expired, blocks)
         if self.watermarks is not None and state["watermarks"] is not None:
             self.watermarks.restore(state["watermarks"])
 
@@ -391,11 +417,11 @@ class WindowedBoltExecutor(BoltTask):
         if self.observer is not None:
             self.observer(window)
         self.bolt.execute(window)
-        if window.read_values:
+        if window.read_values and not self._holds_arrays:
             self._can_hold_blocks = False
         self._rows_lazily = self._can_hold_blocks
 
-    def on_expiry(self, events: list[Event[Tuple]]) -> None:
+    def on_expiry(self, events: Expired) -> None:
         """Expired tuples are done with: tell the ack listener, if any."""
         if self.ack_listener is not None:
             self.ack_listener([e.value for e in events])

@@ -4,8 +4,9 @@ What a window holds and fires is checked against the tuple paths by the
 property test in ``test_execute_batch.py``; these tests pin what the columnar
 path is for: no tuple is built for a bolt that only reads ``to_arrow()``, the
 table is a zero-copy slice of the block where the rows are contiguous and keeps
-the block's Arrow types, and a bolt that reads tuples gets them built as they
-arrive from its first window on.
+the block's Arrow types, and a bolt that reads tuples gets them built per window
+from the blocks (as they arrive, for good, where a window holds events: Storm-exact
+windows).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from bolts import BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, make_task
 from bolts.task_input import TaskInput
 from state_backends.memory import MemoryBackend
 from windowing import Duration, Event
+from windowing.storm.block_buffer import BlockBuffer
 
 FIELDS = Fields("key", "ts", "at")
 
@@ -122,16 +124,42 @@ def test_out_of_order_rows_are_taken_in_arrival_order():
     assert any(t.column("ts").num_chunks > 1 for t in emitted)  # a window over two blocks
 
 
-def test_a_bolt_that_reads_tuples_gets_them_built_as_they_arrive():
+def test_a_bolt_that_reads_tuples_gets_them_built_per_window_and_holds_none():
+    # Held rows stay in their blocks: each window builds its tuples (in bulk) for its execute only.
     steps = [[1, 2, 10], 11, [12, 25], [26]]
     task, emitted = _task(Keys())
+    first = _deliver(task, _table(steps[0]))
+    task.advance_watermark(steps[1])
+    assert emitted and task._rows_lazily
+    second = _deliver(task, _table(steps[2]))
+    buffer = task.manager.eviction.buffer
+    assert isinstance(buffer, BlockBuffer) and all(b.is_columnar for b in buffer.index.blocks.values())
+    _run(task, steps[3:])
+    assert emitted == [[f"k{ts}" for ts in w] for w in _windows_of_rows(steps)]
+    assert first.segments[0]._built is None and second.segments[0]._built is None  # no Tuple held by a segment
+
+
+def test_a_storm_exact_bolt_that_reads_tuples_gets_them_built_as_they_arrive():
+    # Storm-exact windows hold events, not arrays: a bolt that reads tuples gets them built once, as they arrive.
+    steps = [[1, 2, 10], 11, [12, 25], [26]]
+
+    def task_of():
+        emitted: list = []
+        bolt = Keys().with_tumbling_window(Duration(10)).with_timestamp_field("ts").with_storm_semantics()
+        task = make_task(bolt, component="w", input_streams=[("events", "default")], watermark_at_batch_end=True)
+        task.prepare({}, lambda stream, values: emitted.append(values[0]))
+        return task, emitted
+
+    task, emitted = task_of()
     _deliver(task, _table(steps[0]))
     task.advance_watermark(steps[1])
     assert emitted and not task._rows_lazily  # a window read its tuples: built for good
     _deliver(task, _table(steps[2]))
     assert all(type(e) is Event for e in task.manager.held())
     _run(task, steps[3:])
-    assert emitted == [[f"k{ts}" for ts in w] for w in _windows_of_rows(steps)]
+    rows_task, from_rows = task_of()
+    _run(rows_task, steps, as_rows=True)
+    assert emitted == from_rows
 
 
 def test_a_restored_window_and_new_blocks_give_one_table():

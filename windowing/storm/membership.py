@@ -25,6 +25,10 @@ class SeqRange:
         """Whether ``event`` was in the window."""
         return self.first_seq <= event.seq < self.end_seq
 
+    def mask(self, ts: Any, seq: Any) -> Any:
+        """Whether each row (numpy arrays of timestamps and arrival numbers) was in the window."""
+        return (seq >= self.first_seq) & (seq < self.end_seq)
+
 
 @dataclass(frozen=True, slots=True)
 class TimeRange:
@@ -37,6 +41,10 @@ class TimeRange:
     def __call__(self, event: Event[Any]) -> bool:
         """Whether ``event`` was in the window."""
         return event.seq < self.end_seq and self.lower < event.ts <= self.upper
+
+    def mask(self, ts: Any, seq: Any) -> Any:
+        """Whether each row (numpy arrays of timestamps and arrival numbers) was in the window."""
+        return (seq < self.end_seq) & (ts > self.lower) & (ts <= self.upper)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +59,12 @@ class KeyRange:
     def __call__(self, event: Event[Any]) -> bool:
         """Whether ``event`` was in the window."""
         return (self.first_ts, self.first_seq) <= (event.ts, event.seq) <= (self.last_ts, self.last_seq)
+
+    def mask(self, ts: Any, seq: Any) -> Any:
+        """Whether each row (numpy arrays of timestamps and arrival numbers) was in the window."""
+        after_first = (ts > self.first_ts) | ((ts == self.first_ts) & (seq >= self.first_seq))
+        before_last = (ts < self.last_ts) | ((ts == self.last_ts) & (seq <= self.last_seq))
+        return after_first & before_last
 
 
 Membership = SeqRange | TimeRange | KeyRange

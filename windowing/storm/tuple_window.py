@@ -8,7 +8,12 @@ from itertools import pairwise
 from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
+import numpy as np
+
+from windowing.storm.block_buffer import BlockView
+from windowing.storm.blocks import Rows
 from windowing.storm.event import Event
+from windowing.storm.expired import Expired
 from windowing.storm.membership import Membership, SeqRange
 from windowing.storm.policies.eviction_policy import WindowScan
 
@@ -31,6 +36,10 @@ class TupleWindow(Generic[T]):
       the window length for duration windows, None for count windows.
 
     Nothing is copied until asked for, so a bolt that reads little pays little.
+    Rows a spout delivered as columnar blocks are held as arrays beside their
+    blocks: their tuples are built (in bulk, per run of one block) when a
+    method returns them, and kept only until ``execute`` returns; ``to_arrow()``
+    slices the blocks without building any.
     The view is only readable inside ``execute``: afterwards the window manager
     moves on and any access raises ``RuntimeError`` (keep ``list(window.get())``
     if you need the tuples later).
@@ -43,7 +52,7 @@ class TupleWindow(Generic[T]):
         self,
         scan: WindowScan,
         previous: Membership | None,
-        expired: list[Event[T]],
+        expired: Expired | list[Event[T]],
         start_timestamp: int | None,
         end_timestamp: int | None,
         tracks_changes: bool = True,
@@ -72,11 +81,17 @@ class TupleWindow(Generic[T]):
     def _events(self) -> list[Event[T]]:
         return self._scan.events()
 
+    def _rows(self) -> Rows | None:
+        """The window's rows (in the buffer's order), when the buffer holds them as arrays (else None)."""
+        scan = self._scan
+        return scan.source.rows(scan.lo, scan.hi) if isinstance(scan.source, BlockView) else None
+
     def get(self) -> list[T]:
         """The tuples in the window, in arrival order."""
         self._check_open("get")
         if "get" not in self._cache:
-            self._cache["get"] = [e.value for e in self._events()]
+            rows = self._rows()
+            self._cache["get"] = rows.values_by_arrival() if rows is not None else [e.value for e in self._events()]
         return self._cache["get"]
 
     def _check_changes(self, method: str) -> None:
@@ -92,7 +107,19 @@ class TupleWindow(Generic[T]):
         self._check_open("get_new")
         self._check_changes("get_new")
         if "new" not in self._cache:
-            self._cache["new"] = [e.value for e in self._new_events()]
+            rows = self._rows()
+            if rows is None:
+                self._cache["new"] = [e.value for e in self._new_events()]
+            elif self._prev is None:
+                self._cache["new"] = self.get()
+            else:
+                new = rows.where(~self._prev.mask(rows.ts, rows.seq))
+                got = self._cache.get("get")
+                if got is None:
+                    self._cache["new"] = new.values_by_arrival()
+                else:  # the tuples get() built, not built again
+                    at = np.searchsorted(np.sort(rows.seq), np.sort(new.seq))
+                    self._cache["new"] = [got[i] for i in at.tolist()]
         return self._cache["new"]
 
     def _new_events(self) -> list[Event[T]]:
@@ -112,12 +139,17 @@ class TupleWindow(Generic[T]):
         self._check_open("get_expired")
         self._check_changes("get_expired")
         if "expired" not in self._cache:
-            self._cache["expired"] = [e.value for e in sorted(self._expired, key=_seq)]
+            expired = self._expired
+            self._cache["expired"] = (expired.values_by_arrival() if isinstance(expired, Expired)
+                                      else [e.value for e in sorted(expired, key=_seq)])
         return self._cache["expired"]
 
     def iter(self) -> Iterator[T]:
         """Iterate the window's tuples in arrival order."""
         self._check_open("iter")
+        rows = self._rows()
+        if rows is not None:  # built a block's run at a time, none kept
+            return (value for block, index, _ in rows.arrival_runs() for value in block.values(index))
         scan = self._scan
         # A window paged to a store is streamed in timestamp order rather than gathered to be sorted.
         if scan.arrival_ordered or not isinstance(scan.source, list):
@@ -146,13 +178,20 @@ class TupleWindow(Generic[T]):
 
         self._check_open("to_arrow", values=False)
         scan = self._scan
-        events = scan.source[scan.lo : scan.hi] if isinstance(scan.source, list) else scan.events()
-        if not events:
+        if scan.size == 0:
             return pa.table({})
-        table = _block_slices(events)
-        if table is not None:
-            return table
-        tuples = [e.value for e in sorted(events, key=_seq)]  # not get(): the bolt asked for columns, not tuples
+        rows = self._rows()
+        if rows is not None:
+            table = rows.table_by_arrival()
+            if table is not None:
+                return table
+            tuples = rows.values_by_arrival()  # not get(): the bolt asked for columns, not tuples
+        else:
+            events = scan.source[scan.lo : scan.hi] if isinstance(scan.source, list) else scan.events()
+            table = _block_slices(events)
+            if table is not None:
+                return table
+            tuples = [e.value for e in sorted(events, key=_seq)]
         fields = tuples[0].fields  # type: ignore[attr-defined]
         try:  # every row as long as the first (the first tuple's fields name the columns)
             columns = list(zip(*(t.values for t in tuples), strict=True))  # type: ignore[attr-defined]

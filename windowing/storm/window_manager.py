@@ -6,7 +6,11 @@ from collections.abc import Sequence
 from itertools import repeat
 from typing import Any, Generic, Protocol, TypeVar
 
+import numpy as np
+
+from windowing.storm.blocks import Block
 from windowing.storm.event import Event, RowEvent, RowSource
+from windowing.storm.expired import Expired
 from windowing.storm.membership import Membership, membership_from_data, membership_to_data
 from windowing.storm.policies.eviction_policy import EvictionPolicy
 from windowing.storm.policies.trigger_policy import TriggerPolicy
@@ -22,7 +26,7 @@ class WindowLifecycleListener(Protocol[T]):
         """A window with at least one tuple is ready; called once per activation."""
         ...
 
-    def on_expiry(self, events: list[Event[T]]) -> None:
+    def on_expiry(self, events: Expired) -> None:
         """These events left the window for good (called at each evaluation)."""
         ...
 
@@ -74,12 +78,27 @@ class WindowManager(Generic[T]):
             raise ValueError(msg)
         return self._add_events(list(map(Event, values, stamps, self._next_seqs(len(values)))))
 
-    def add_rows(self, source: RowSource[T], rows: Sequence[int], stamps: Sequence[int]) -> list[Event[T]]:
-        """:meth:`add_all` of rows ``rows`` of a columnar block, their values built only when a window reads them."""
-        if len(rows) != len(stamps):
-            msg = f"WindowManager.add_rows: {len(rows)} rows but {len(stamps)} timestamps"
+    def add_rows(self, source: RowSource[T], rows: Any, stamps: Any) -> list[Event[T]] | Block:
+        """:meth:`add_all` of rows ``rows`` of a columnar block, their values built only when a window reads them.
+
+        ``rows`` are increasing row numbers (None: every row of the block) and
+        ``stamps`` their timestamps (sequences or ``int64`` arrays). Where the
+        eviction policy holds rows as arrays, they go in as one :class:`Block`
+        (returned) with no object per row; otherwise as row events (returned).
+        """
+        n = len(source.table) if rows is None else len(rows)  # type: ignore[arg-type]
+        if n != len(stamps):
+            msg = f"WindowManager.add_rows: {n} rows but {len(stamps)} timestamps"
             raise ValueError(msg)
-        return self._add_events(list(map(RowEvent, repeat(source), rows, stamps, self._next_seqs(len(rows)))))
+        index = None if rows is None else np.asarray(rows, np.int64)
+        block = Block(self._next_seq, n, source=source, rows=index)
+        if n and self.eviction.add_block(block, np.asarray(stamps, np.int64)):
+            self._next_seq += n
+            return block
+        rows = range(n) if rows is None else rows
+        stamps = stamps.tolist() if isinstance(stamps, np.ndarray) else stamps
+        rows = rows.tolist() if isinstance(rows, np.ndarray) else rows
+        return self._add_events(list(map(RowEvent, repeat(source), rows, stamps, self._next_seqs(n))))
 
     def _next_seqs(self, n: int) -> range:
         first = self._next_seq
@@ -99,7 +118,7 @@ class WindowManager(Generic[T]):
         """Evaluate the window; activate it if it holds tuples. Returns whether it did."""
         scan = self.eviction.scan()
         expired = self.eviction.expired
-        self.eviction.expired = []
+        self.eviction.expired = Expired()
         if expired:
             self.listener.on_expiry(expired)
         previous = self._previous
@@ -158,10 +177,16 @@ class WindowManager(Generic[T]):
             "trigger": self.trigger.state(),
         }
 
-    def restore(self, state: dict[str, Any], held: list[Event[Any]], expired: list[Event[Any]]) -> None:
-        """Rebuild from :meth:`state`, the held events and the expired events not yet reported."""
+    def restore(
+        self, state: dict[str, Any], held: list[Event[Any]], expired: list[Event[Any]],
+        blocks: Sequence[tuple[Block, Any]] = (),
+    ) -> None:
+        """Rebuild from :meth:`state`, the held events and the expired events not yet reported.
+
+        ``blocks`` are held columnar blocks, each with its rows' timestamps.
+        """
         self._next_seq = state["next_seq"]
         self._previous = membership_from_data(state["previous"])
         self.activations = state["activations"]
-        self.eviction.restore(state["eviction"], held, expired)
+        self.eviction.restore(state["eviction"], held, expired, blocks)
         self.trigger.restore(state["trigger"])

@@ -7,6 +7,7 @@ from typing import TypeVar
 
 from windowing.clock import ManualClock
 from windowing.duration import Count, Duration
+from windowing.storm.block_buffer import BlockBuffer
 from windowing.storm.event_buffer import BufferFactory, EventBuffer
 from windowing.storm.exact.watermark_count_eviction_policy import StormWatermarkCountEvictionPolicy
 from windowing.storm.exact.watermark_time_eviction_policy import StormWatermarkTimeEvictionPolicy
@@ -68,8 +69,11 @@ class WindowSpec:
         """A window manager with this configuration's policies (not yet started).
 
         ``buffer_factory`` builds the eviction policy's event buffer (a paged one
-        keeps a persistent window's older tuples in the state backend); Storm-exact
-        windows keep their arrival queue in memory and refuse any other buffer.
+        keeps a persistent window's older tuples in the state backend); the
+        default, ``EventBuffer``, becomes a ``BlockBuffer`` (rows as arrays beside
+        their blocks) for duration and processing-time count windows where no
+        tuple fires a window; Storm-exact windows keep their arrival queue in
+        memory and refuse any other buffer.
         """
         if self.storm_exact and buffer_factory is not EventBuffer:
             msg = (
@@ -91,9 +95,13 @@ class WindowSpec:
             if isinstance(self.length, Count):
                 return StormWatermarkCountEvictionPolicy(self.length.value)
             return StormWatermarkTimeEvictionPolicy(self.length.value, self.lag_ms)
+        if isinstance(self.length, Count) and self.event_time:
+            return WatermarkCountEvictionPolicy(self.length.value, buffer_factory)
+        # In memory, rows held as arrays beside their blocks; not where a tuple can fire a window (each is
+        # added alone, and a list of events is cheaper to add to one at a time).
+        if buffer_factory is EventBuffer and not self.fires_on_arrival:
+            buffer_factory = BlockBuffer
         if isinstance(self.length, Count):
-            if self.event_time:
-                return WatermarkCountEvictionPolicy(self.length.value, buffer_factory)
             return CountEvictionPolicy(self.length.value, buffer_factory)
         if self.event_time:
             return WatermarkTimeEvictionPolicy(self.length.value, buffer_factory)

@@ -60,7 +60,9 @@ class StormWindowManager(WindowManager[T]):
         """The manager's state plus the compaction count."""
         return {**super().state(), "since_scan": self._since_scan}
 
-    def restore(self, state: dict[str, Any], held: list[Event[Any]], expired: list[Event[Any]]) -> None:
+    def restore(
+        self, state: dict[str, Any], held: list[Event[Any]], expired: list[Event[Any]], blocks: Any = (),
+    ) -> None:
         """Rebuild from :meth:`state`."""
-        super().restore(state, held, expired)
+        super().restore(state, held, expired, blocks)
         self._since_scan = state.get("since_scan", 0)

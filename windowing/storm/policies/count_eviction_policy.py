@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from windowing.storm.block_buffer import BlockBuffer
+from windowing.storm.blocks import Block
 from windowing.storm.event import Event, seq_key
 from windowing.storm.event_buffer import BufferFactory, EventBuffer
 from windowing.storm.membership import SeqRange
@@ -31,6 +33,28 @@ class CountEvictionPolicy(EvictionPolicy):
         surplus = len(self._buffer) - self.threshold
         if surplus > 0:
             self._buffer.pop_front(surplus, self.expired)
+
+    def add_block(self, block: Block, ts: Any) -> bool:
+        """Hold a columnar block's rows as arrays, then expire the surplus, as adding them one by one would."""
+        if not self._hold_block(block, ts):
+            return False
+        self._next_seq = block.last_seq + 1
+        surplus = len(self._buffer) - self.threshold
+        if surplus > 0:
+            self._buffer.pop_front(surplus, self.expired)
+        return True
+
+    def _hold_all(self, events: list[Event[Any]]) -> None:
+        if isinstance(self._buffer, BlockBuffer):  # one block of events, not one per event
+            self._buffer.insert_all(events)
+        else:
+            super()._hold_all(events)
+
+    def _hold_block(self, block: Block, ts: Any) -> bool:
+        if not isinstance(self._buffer, BlockBuffer):
+            return False
+        self._buffer.insert_rows(block, ts)
+        return True
 
     def scan(self) -> WindowScan:
         """Every held event is in the window."""

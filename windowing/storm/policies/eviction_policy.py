@@ -7,7 +7,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from windowing.storm.blocks import Block
 from windowing.storm.event import Event, seq_key
+from windowing.storm.expired import Expired
 from windowing.storm.membership import Membership
 from windowing.storm.policies.eviction_context import EvictionContext
 
@@ -51,14 +53,15 @@ class EvictionPolicy(ABC):
     """Decides which held events expire and which form the window at a trigger.
 
     The policy owns the held events. ``add`` stores one (and may expire old ones at
-    once, for count windows), ``add_all`` a batch of them; ``scan`` evaluates the window for the current
-    context, moving expired events to :attr:`expired`, which the window manager
-    empties at every trigger.
+    once, for count windows), ``add_all`` a batch of them, ``add_block`` a columnar
+    block's rows where the policy's buffer holds them as arrays; ``scan`` evaluates
+    the window for the current context, moving expired events to :attr:`expired`,
+    which the window manager empties at every trigger.
     """
 
     def __init__(self) -> None:
         self.context: EvictionContext | None = None
-        self.expired: list[Event[Any]] = []
+        self.expired = Expired()
 
     @abstractmethod
     def add(self, event: Event[Any]) -> None:
@@ -68,6 +71,14 @@ class EvictionPolicy(ABC):
         """Hold new events, given in arrival order, as :meth:`add` one by one would."""
         for event in events:
             self.add(event)
+
+    def add_block(self, block: Block, ts: Any) -> bool:
+        """Hold every row of a columnar ``block`` (timestamps ``ts``) without an event per row, if the buffer can.
+
+        Returns False, holding nothing, when it cannot (the caller then adds
+        the rows as events); the result is that of :meth:`add_all` of its rows.
+        """
+        return False
 
     def set_context(self, context: EvictionContext) -> None:
         """Set the reference point of the next :meth:`scan`."""
@@ -121,14 +132,32 @@ class EvictionPolicy(ABC):
                                             ctx.sliding_interval]
         return {"context": context, **self._own_state()}
 
-    def restore(self, state: dict[str, Any], held: Iterable[Event[Any]], expired: Iterable[Event[Any]]) -> None:
-        """Rebuild from :meth:`state`, the held events, and the expired events not yet reported."""
+    def restore(
+        self, state: dict[str, Any], held: Iterable[Event[Any]], expired: Iterable[Event[Any]],
+        blocks: Iterable[tuple[Block, Any]] = (),
+    ) -> None:
+        """Rebuild from :meth:`state`, the held events and the expired events not yet reported.
+
+        ``blocks`` are held columnar blocks, each with its rows' timestamps.
+        """
         context = state["context"]
         self.context = None if context is None else EvictionContext(*context)
         self._restore_own_state(state)
-        for event in sorted(held, key=seq_key):
+        held = list(held)
+        for block, ts in blocks:
+            if not self._hold_block(block, ts):
+                held += block_events(block, ts)
+        self._hold_all(sorted(held, key=seq_key))
+        self.expired = Expired(sorted(expired, key=seq_key))
+
+    def _hold_all(self, events: list[Event[Any]]) -> None:
+        """Hold restored events (in arrival order) as they were held before: :meth:`_hold` of each."""
+        for event in events:
             self._hold(event)
-        self.expired = sorted(expired, key=seq_key)
+
+    def _hold_block(self, block: Block, ts: Any) -> bool:
+        """Hold a restored columnar block as arrays, if the buffer can (else it is held as events)."""
+        return False
 
     @abstractmethod
     def _own_state(self) -> dict[str, Any]:
@@ -155,6 +184,15 @@ class EvictionPolicy(ABC):
     def loose_events(self) -> list[Event[Any]]:
         """Held events outside :attr:`buffer` (event-time count windows' pending ones)."""
         return []
+
+
+def block_events(block: Block, ts: Any) -> list[Event[Any]]:
+    """Every row of a columnar ``block`` as an event (for buffers that hold events)."""
+    import numpy as np
+
+    index = np.arange(block.size)
+    seqs = np.arange(block.first_seq, block.first_seq + block.size) if block.seqs is None else block.seqs
+    return block.events_at(index, np.asarray(ts, np.int64), seqs)
 
 
 def sliding_count_timestamps(

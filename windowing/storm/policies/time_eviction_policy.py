@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from windowing.storm.block_buffer import BlockBuffer
+from windowing.storm.blocks import Block
 from windowing.storm.event import Event, seq_key, ts_key, ts_seq_key
 from windowing.storm.event_buffer import BufferFactory, EventBuffer
 from windowing.storm.membership import TimeRange
@@ -44,6 +46,25 @@ class TimeEvictionPolicy(EvictionPolicy):
             self._buffer.insert_all(events, by=ts_key)
             self._next_seq = max(self._next_seq, events[-1].seq + 1)
 
+    def add_block(self, block: Block, ts: Any) -> bool:
+        """Hold a columnar block's rows as arrays (when the buffer is a ``BlockBuffer``)."""
+        if not self._hold_block(block, ts):
+            return False
+        self._next_seq = max(self._next_seq, block.last_seq + 1)
+        return True
+
+    def _hold_all(self, events: list[Event[Any]]) -> None:
+        if isinstance(self._buffer, BlockBuffer):  # one block of events, not one per event
+            self._buffer.insert_all(events)
+        else:
+            super()._hold_all(events)
+
+    def _hold_block(self, block: Block, ts: Any) -> bool:
+        if not isinstance(self._buffer, BlockBuffer):
+            return False
+        self._buffer.insert_rows(block, ts)
+        return True
+
     def set_context(self, context: EvictionContext) -> None:
         """Set the reference time, updating the drift correction like Storm."""
         previous = self.context
@@ -75,6 +96,8 @@ class TimeEvictionPolicy(EvictionPolicy):
         """Smallest held timestamp in ``(after, up_to]``."""
         buf = self._buffer
         i = buf.index_after_ts(after)
+        if isinstance(buf, BlockBuffer):
+            return buf.ts_at(i) if i < buf.end and buf.ts_at(i) <= up_to else None
         if i < len(buf.events) and buf.events[i].ts <= up_to:
             return buf.events[i].ts
         return None
