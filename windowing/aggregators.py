@@ -13,7 +13,9 @@ one accumulator to two windows.
 
 An aggregator may also have ``add_column(acc, rows) -> acc``, where ``rows``
 is a ``pyarrow.Table`` of tuples (one column per field) in arrival order: it
-must return what ``add`` of each row in order returns. A
+must return what ``add`` of each row in order returns. When the aggregator
+declares ``input_fields``, ``rows`` may hold only those columns (at least one
+column, so the row count is kept). A
 ``WindowedAggregateBolt`` then adds each window's rows of a batch at once
 (fixed, sliding and global windows; see docs/performance.md). The ready
 aggregators have it: on integer and string columns they use Arrow compute
@@ -105,14 +107,45 @@ def _int_sum(column: Any) -> int | None:
 
 
 def _grouped(column: Any, groups: Any, count: int, how: str) -> list[Any]:
-    """Arrow's ``how`` ("sum", "min", "max", "count") of ``column`` per group index in ``range(count)``."""
+    """Arrow's ``how`` ("sum", "min", "max", "count") of ``column`` per group index in ``range(count)``.
+
+    None for a group without non-null values (0 for "count"). Integer columns
+    (whose sums the caller has checked fit int64) are reduced with numpy, the
+    same values without building Arrow's hash table.
+    """
     import pyarrow as pa
 
+    if how == "count" or pa.types.is_integer(column.type):
+        return _grouped_numbers(column, groups, count, how)
     table = pa.table({"g": pa.array(groups), "v": column}).group_by("g").aggregate([("v", how)])
     out: list[Any] = [None] * count
     for g, value in zip(table.column("g").to_pylist(), table.column(f"v_{how}").to_pylist(), strict=True):
         out[g] = value
     return out
+
+
+def _grouped_numbers(column: Any, groups: Any, count: int, how: str) -> list[Any]:
+    """:func:`_grouped` of an integer column (any column for "count") with numpy's unbuffered ``ufunc.at``."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    if column.null_count:
+        valid = np.asarray(pc.is_valid(column).to_numpy(zero_copy_only=False), bool)
+        groups, column = groups[valid], column.filter(pc.is_valid(column))
+    present = np.bincount(groups, minlength=count)
+    if how == "count":
+        return present.tolist()  # type: ignore[no-any-return]
+    values = np.asarray(column.to_numpy(zero_copy_only=False))
+    if how == "sum":
+        out = np.zeros(count, np.int64)
+        np.add.at(out, groups, values.astype(np.int64))
+    else:
+        out = np.zeros(count, values.dtype)
+        seen = present > 0
+        out[groups] = values  # some value of each group present, then the extreme of them all
+        (np.minimum if how == "min" else np.maximum).at(out, groups, values)
+        return [int(v) if ok else None for v, ok in zip(out.tolist(), seen.tolist(), strict=True)]
+    return [int(v) if n else None for v, n in zip(out.tolist(), present.tolist(), strict=True)]
 
 
 def _values_by_group(column: Any, groups: Any, count: int) -> list[list[Any]]:

@@ -65,15 +65,19 @@ def describe_pane(
     ``output_wm`` is the key's held output watermark: once it reached the
     window's end, no pane of the window can be on time any more.
     """
-    only_early_so_far = history.last_timing in (None, Timing.EARLY)
+    only_early_so_far = history.last_timing in (None, _EARLY)
     nonspeculative = history.last_nonspeculative + 1
     if not only_early_so_far or output_wm >= window_end:
-        timing = Timing.LATE
+        timing = _LATE
     elif input_wm < window_end:
-        timing, nonspeculative = Timing.EARLY, -1
+        timing, nonspeculative = _EARLY, -1
     else:
-        timing = Timing.ON_TIME
-    pane = PaneInfo(str(timing), history.next_index, nonspeculative, is_last)
+        timing = _ON_TIME
+    pane = PaneInfo(timing, history.next_index, nonspeculative, is_last)
     last_nonspec = history.last_nonspeculative if nonspeculative == -1 else nonspeculative
-    return pane, PaneHistory(history.next_index + 1, last_nonspec, str(timing))
+    return pane, PaneHistory(history.next_index + 1, last_nonspec, timing)
+
+
+# The timings as plain strs (what panes hold and msgpack packs), made once.
+_EARLY, _ON_TIME, _LATE = str(Timing.EARLY), str(Timing.ON_TIME), str(Timing.LATE)
 

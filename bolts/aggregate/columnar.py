@@ -3,10 +3,13 @@
 For fixed, sliding and global windows, with a timestamp field and an
 aggregator that has ``add_column``, an Arrow segment of a batch is placed at
 once: each row's windows are computed with numpy, expired windows dropped,
-rows grouped by (key, window), every window's rows added in one
-``add_groups`` call of the aggregator (or one ``add_column`` call per window),
-and each window's trigger told with one ``on_elements`` call and its
-timestamp range widened once. The result is exactly what adding the rows one by one
+rows grouped by (key, window) (dense arrays indexed by key and window slot,
+no sort, when they are few), every window's rows added in one
+``add_groups`` call of the aggregator (or one ``add_column`` call per window)
+on only the columns it reads, new windows created in one pass, and each
+window's trigger told with one ``on_elements`` call (none when it ignores
+tuples) and its holds added once (decided for all windows with one array
+comparison under the ``end_of_window`` combiner). The result is exactly what adding the rows one by one
 gives (the per-tuple path is the oracle of ``tests/event_time/test_columnar_aggregation.py``):
 
 - windows are created, and marked for their trigger, in first-touch order: by
@@ -27,18 +30,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bolts.aggregate.holds import add_holds
+from bolts.aggregate.holds import add_gc_hold, add_holds
 from bolts.aggregate.spec import RETRACTION_FIELD, AggregateSpec
 from bolts.aggregate.windows import WindowId, WindowTable
 from bolts.task_input import Segment
 from bolts.timestamps import column_millis, is_timestamp_column
-from windowing.assigners import FixedWindows, GlobalWindows, SlidingWindows, Window
+from windowing.assigners import FixedWindows, GlobalWindows, SlidingWindows
+from windowing.triggers.base import Trigger
 from windowing.triggers.context import TriggerContext
 
 if TYPE_CHECKING:
     import numpy as np
 
     from bolts.aggregate.input_watermarks import InputWatermarks
+    from bolts.aggregate.window_state import WindowState
     from bolts.tuples import Tuple
     from windowing.clock import ManualClock
 
@@ -76,6 +81,9 @@ def takes(spec: AggregateSpec, segment: Segment) -> bool:
     return is_timestamp_column(table.column(spec.timestamp_field))
 
 
+_FEW = 16  # windows per row up to which they are computed a window at a time
+
+
 def _windows(spec: AggregateSpec, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For every (row, window) pair, oldest window first per row: the row index, the window start and end."""
     import numpy as np
@@ -90,6 +98,14 @@ def _windows(spec: AggregateSpec, ts: np.ndarray) -> tuple[np.ndarray, np.ndarra
         return rows, starts, starts + assigner.size_ms
     period, size = assigner.period_ms, assigner.size_ms  # type: ignore[union-attr]
     last = ts - np.remainder(ts, period)
+    per_row = size // period
+    if size % period == 0 and per_row <= _FEW:  # every row is in size / period windows: no per-row counts
+        first = last - (per_row - 1) * period
+        starts = np.empty((len(ts), per_row), np.int64)
+        for j in range(per_row):  # a column per window of a row (faster than broadcasting a narrow last axis)
+            np.add(first, j * period, out=starts[:, j])
+        starts = starts.reshape(-1)
+        return np.repeat(rows, per_row), starts, starts + size
     first = -np.floor_divide(-(ts - size + 1), period) * period
     count = np.maximum((last - first) // period + 1, 0)
     pair_rows = np.repeat(rows, count)
@@ -108,11 +124,13 @@ def _key_codes(spec: AggregateSpec, table: Any) -> tuple[np.ndarray, list[tuple[
     combined: Any = None
     dictionaries = []
     for name in spec.key_fields:
-        encoded = pc.dictionary_encode(table.column(name), null_encoding="encode").combine_chunks()
+        encoded = pc.dictionary_encode(table.column(name).combine_chunks(), null_encoding="encode")
         size = len(encoded.dictionary)
         codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
         dictionaries.append((encoded.dictionary.to_pylist(), size))
         combined = codes if combined is None else combined * size + codes
+    if len(dictionaries) == 1:  # the dictionary holds exactly the values present: its codes are the keys'
+        return combined, [(value,) for value in dictionaries[0][0]]
     unique, codes = np.unique(combined, return_inverse=True)
     keys = []
     for code in unique.tolist():
@@ -169,57 +187,163 @@ def _add_groups(
     """
     import numpy as np
 
-    spec = task.spec
-    start_values, start_codes = np.unique(starts, return_inverse=True)
-    groups, group_of_pair = np.unique(pair_keys * len(start_values) + start_codes.reshape(-1), return_inverse=True)
-    group_of_pair = group_of_pair.reshape(-1)
-    first_pair = np.full(len(groups), len(group_of_pair), np.int64)
-    np.minimum.at(first_pair, group_of_pair, np.arange(len(group_of_pair)))
+    spec, table = task.spec, task.table
+    slots, slot_count = _slots(spec, starts)
+    group_of_pair, first_pair = _first_touch_groups(pair_keys * slot_count + slots)
     # The open windows in first-touch order (a closed window takes no rows); new ones are created, in that
     # order, only once the aggregator has taken the rows.
-    targets: list[tuple[tuple[Any, ...], Window, Any]] = []
-    open_index = np.full(len(groups), -1, np.int64)
-    for group in np.argsort(first_pair, kind="stable").tolist():
-        pair = int(first_pair[group])
-        key, window = keys[int(pair_keys[pair])], Window(int(starts[pair]), int(ends[pair]))
-        ws = task.table.by_key.get(key, {}).get(window)
-        if ws is None or not ws.closed:
-            open_index[group] = len(targets)
-            targets.append((key, window, ws))
-    if not targets:
+    group_keys = pair_keys[first_pair]
+    wids = [(keys[k], s, e) for k, s, e in zip(group_keys.tolist(), starts[first_pair].tolist(),
+                                                ends[first_pair].tolist(), strict=True)]
+    found = [table.windows.get(wid) for wid in wids]
+    if any(ws is not None and ws.closed for ws in found):
+        is_open = np.array([ws is None or not ws.closed for ws in found], bool)
+        wids = [wid for wid, ok in zip(wids, is_open.tolist(), strict=True) if ok]
+        found = [ws for ws, ok in zip(found, is_open.tolist(), strict=True) if ok]
+        group_keys = group_keys[is_open]
+        group_of_pair = np.where(is_open, np.cumsum(is_open) - 1, -1)[group_of_pair]  # -1: a closed window's
+    open_pairs[:] = group_of_pair >= 0
+    if not wids:
         return True
-    pair_window = open_index[group_of_pair]
-    open_pairs[:] = pair_window >= 0
-    rows, row_window = pair_rows[open_pairs], pair_window[open_pairs]  # row-major: rows in order per window
+    # Row-major: each window's rows in row order.
+    rows, row_window = (pair_rows, group_of_pair) if open_pairs.all() else (pair_rows[open_pairs],
+                                                                            group_of_pair[open_pairs])
     create = spec.aggregator.create
-    accs = _add_rows(task, segment, [create() if ws is None else ws.acc for _, _, ws in targets], rows, row_window)
+    accs = _add_rows(task, segment, [create() if ws is None else ws.acc for ws in found], rows, row_window)
     if accs is None:
         return False
-    opened = [task.table.create(key, window) if ws is None else ws for key, window, ws in targets]
-    for ws, acc in zip(opened, accs, strict=True):
-        ws.acc = acc
+    fresh = [i for i, ws in enumerate(found) if ws is None]
+    opened = list(found)
+    for ws, acc in zip(found, accs, strict=True):
+        if ws is not None:
+            ws.acc = acc
+    for i, ws in zip(fresh, table.create_many([wids[i] for i in fresh], [accs[i] for i in fresh]), strict=True):
+        opened[i] = ws
+    outputs = np.array([table.output_watermark(key) for key in keys], np.int64)[group_keys]
+    _tell_triggers(task, watermark, opened, wids, row_window)
+    if spec.timestamp_combiner == "end_of_window":
+        _hold_ends(task, watermark, opened, wids, outputs)
+    else:
+        _hold_rows(task, watermark, opened, ts[rows], row_window, outputs)
+    dirty, touch = task.dirty, table.touch
+    for ws, wid in zip(opened, wids, strict=True):
+        ws.has_new = True
+        dirty[wid] = None
+        touch(ws)
+    return True
+
+
+def _tell_triggers(
+    task: AggregateTask, watermark: int, opened: list[WindowState], wids: list[WindowId], row_window: np.ndarray
+) -> None:
+    """Tell each window's trigger, with one ``on_elements`` call, how many rows it took (unless it ignores them)."""
+    import numpy as np
+
+    trigger = task.spec.trigger
+    if _ignores_elements(trigger):
+        return
+    now = task.clock.now()
     counts = np.bincount(row_window, minlength=len(opened)).tolist()
-    # Only rows not behind their key's output watermark hold (bolts.aggregate.holds.add_holds).
-    outputs = np.array([task.table.output_watermark(ws.key) for ws in opened], np.int64)
+    for ws, wid, n in zip(opened, wids, counts, strict=True):
+        trigger.on_elements(TriggerContext(ws.trigger, window_end=wid[2], watermark=watermark, now=now,
+                                           timers=ws.timers), n)
+
+
+def _hold_ends(
+    task: AggregateTask, watermark: int, opened: list[WindowState], wids: list[WindowId], outputs: np.ndarray
+) -> None:
+    """:func:`bolts.aggregate.holds.add_holds` with the ``end_of_window`` combiner, decided for all windows at once.
+
+    A window's rows hold at its ``max_timestamp`` (the same hold for each, so
+    once is enough) when that is not behind ``outputs`` (its key's output
+    watermark) and the watermark is before its end; else they add the GC hold.
+    """
+    import numpy as np
+
+    ends = np.fromiter((wid[2] for wid in wids), np.int64, len(wids))
+    holds = ((ends - 1 >= outputs) & (watermark < ends)).tolist()
+    spec = task.spec
+    for ws, wid, holds_end in zip(opened, wids, holds, strict=True):
+        if not holds_end:
+            add_gc_hold(ws, spec, input_wm=watermark, pane_is_empty=False)
+        elif ws.hold is None:
+            ws.hold = [wid[2] - 1, wid[2] - 1]  # else it is this already: only max_timestamp holds here
+
+
+def _hold_rows(
+    task: AggregateTask,
+    watermark: int,
+    opened: list[WindowState],
+    row_ts: np.ndarray,
+    row_window: np.ndarray,
+    outputs: np.ndarray,
+) -> None:
+    """Each window's element hold widened once to its rows' timestamps, as their ``add_holds`` one by one would.
+
+    ``outputs``: each window's key's output watermark; rows behind it do not
+    hold (:func:`bolts.aggregate.holds.add_holds`).
+    """
+    import numpy as np
+
     none = np.iinfo(np.int64).max
     low = np.full(len(opened), none)
     high = np.full(len(opened), np.iinfo(np.int64).min)
-    held = ts[rows] >= outputs[row_window]
-    np.minimum.at(low, row_window[held], ts[rows][held])
-    np.maximum.at(high, row_window[held], ts[rows][held])
+    held = row_ts >= outputs[row_window]
+    np.minimum.at(low, row_window[held], row_ts[held])
+    np.maximum.at(high, row_window[held], row_ts[held])
     behind = np.bincount(row_window[~held], minlength=len(opened)).tolist()
-    now = task.clock.now()
-    rows_of = zip(opened, counts, low.tolist(), high.tolist(), behind, outputs.tolist(), strict=True)
-    for ws, n, lo, hi, late, output_wm in rows_of:
-        window = ws.window
-        ctx = TriggerContext(ws.trigger, window_end=window.end, watermark=watermark, now=now, timers=ws.timers)
-        spec.trigger.on_elements(ctx, n)
-        ws.has_new = True
-        span = (lo, hi) if lo != none else None
-        add_holds(ws, spec, span, late > 0, input_wm=watermark, output_wm=output_wm)
-        task.dirty[ws.wid] = None
-        task.table.touch(ws)
-    return True
+    spec = task.spec
+    for ws, lo, hi, late, output_wm in zip(opened, low.tolist(), high.tolist(), behind, outputs.tolist(), strict=True):
+        add_holds(ws, spec, (lo, hi) if lo != none else None, late > 0, input_wm=watermark, output_wm=output_wm)
+
+
+def _ignores_elements(trigger: Trigger) -> bool:
+    """Whether the trigger's ``on_elements`` does nothing (it keeps ``Trigger``'s, which then returns at once)."""
+    kind = type(trigger)
+    return kind.on_elements is Trigger.on_elements and kind.on_element is Trigger.on_element
+
+
+def _slots(spec: AggregateSpec, starts: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each pair's window as a small number, and how many numbers there are (one more than the largest).
+
+    The start's distance from the lowest start in window steps; when those are
+    more than the pairs (timestamps far apart), the rank of the start among the
+    distinct starts instead, so keys times slots stays small.
+    """
+    import numpy as np
+
+    assigner = spec.assigner
+    step = assigner.size_ms if isinstance(assigner, FixedWindows) else getattr(assigner, "period_ms", 1)
+    low, high = int(starts.min()), int(starts.max())
+    if (high - low) // step < len(starts):
+        return (starts - low) // step, (high - low) // step + 1
+    distinct, slots = np.unique(starts, return_inverse=True)
+    return slots.reshape(-1), len(distinct)
+
+
+def _first_touch_groups(group_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair's group numbered in first-touch order, and each group's first pair.
+
+    Dense arrays indexed by the ids when they are few (no sort), else a sort.
+    """
+    import numpy as np
+
+    n = len(group_ids)
+    span = int(group_ids.max()) + 1
+    positions = np.arange(n)
+    if span <= 4 * n + 4096:
+        first = np.full(span, n, np.int64)
+        np.minimum.at(first, group_ids, positions)
+        present = np.flatnonzero(first < n)
+        order = present[np.argsort(first[present])]  # firsts are distinct: no ties
+        rank = np.empty(span, np.int64)
+        rank[order] = np.arange(len(order))
+        return rank[group_ids], first[order]
+    _, first, inverse = np.unique(group_ids, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty(len(first), np.int64)
+    rank[order] = np.arange(len(order))
+    return rank[inverse.reshape(-1)], first[order]
 
 
 def _add_rows(
@@ -233,7 +357,10 @@ def _add_rows(
     import numpy as np
     import pyarrow as pa
 
-    aggregator, table = task.spec.aggregator, segment.table
+    spec, table = task.spec, segment.table
+    aggregator, fields = spec.aggregator, getattr(spec.aggregator, "input_fields", None)
+    if fields is not None:  # only what it reads is taken (one column keeps the row count when it reads none)
+        table = table.select(list(fields) or [spec.timestamp_field])  # type: ignore[union-attr]
     taken = table.take(pa.array(rows))  # type: ignore[union-attr]
     try:
         if callable(getattr(aggregator, "add_groups", None)):
@@ -255,8 +382,9 @@ def _report_unplaced(
     import numpy as np
 
     live = np.bincount(pair_rows, minlength=len(ts))
-    placed = np.bincount(pair_rows[open_pairs], minlength=len(ts))
-    task.closed_window_drops += int(np.count_nonzero((live > 0) & (placed == 0)))
+    if not open_pairs.all():  # else every row with a live window was placed
+        placed = np.bincount(pair_rows[open_pairs], minlength=len(ts))
+        task.closed_window_drops += int(np.count_nonzero((live > 0) & (placed == 0)))
     late = np.flatnonzero(live == 0)
     if len(late):
         tuples = segment.tuples()

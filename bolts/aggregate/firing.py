@@ -11,6 +11,7 @@ from bolts.aggregate.window_state import WindowState
 from windowing.panes import PaneInfo, Timing, describe_pane
 from windowing.triggers.base import evaluate
 from windowing.triggers.context import TriggerContext, TriggerResult
+from windowing.triggers.leaves import DefaultTrigger
 
 Emit = Callable[[list[Any]], None]
 
@@ -21,6 +22,10 @@ class PaneEmitter:
     def __init__(self, spec: AggregateSpec, emit: Emit) -> None:
         self.spec = spec
         self.emit = emit
+        # The default trigger fires exactly when the watermark is at or past the window's end and never
+        # finishes (no state: merges leave it unfinished), so it is decided without a trigger context.
+        self._at_end = type(spec.trigger) is DefaultTrigger
+        self._retracts, self._discards = spec.mode.retracts, spec.mode.discards
 
     def consult(self, ws: WindowState, *, watermark: int, output_wm: int, now: int, expiring: bool) -> None:
         """Consult the trigger once; on garbage collection emit the window's final pane.
@@ -35,6 +40,12 @@ class PaneEmitter:
         """
         if ws.closed:
             return
+        if self._at_end:
+            if watermark >= ws.window.end:
+                self.pane(ws, watermark=watermark, output_wm=output_wm, is_last=expiring)
+            elif expiring:
+                self.pane(ws, watermark=watermark, output_wm=output_wm, is_last=True)
+            return
         spec = self.spec
         ctx = TriggerContext(
             ws.trigger, window_end=ws.window.end, watermark=watermark, now=now, timers=ws.timers, merging=spec.merging
@@ -47,13 +58,27 @@ class PaneEmitter:
         elif expiring:
             self.pane(ws, watermark=watermark, output_wm=output_wm, is_last=True)
 
-    def pane(self, ws: WindowState, *, watermark: int, output_wm: int, is_last: bool) -> None:
+    def collect(self, ws: WindowState, *, watermark: int, output_wm: int) -> None:
+        """What :meth:`consult` emits for an expiring window, for a window deleted right after: nothing kept.
+
+        At garbage collection an open window gets exactly one pane, its last,
+        whatever its trigger says (a pane the trigger fires is the last one;
+        without one, the garbage-collection pane), so the trigger is not
+        evaluated; and nothing of the window is updated, since it is deleted.
+        A closed window emits nothing.
+        """
+        if not ws.closed:
+            self.pane(ws, watermark=watermark, output_wm=output_wm, is_last=True, keep=False)
+
+    def pane(self, ws: WindowState, *, watermark: int, output_wm: int, is_last: bool, keep: bool = True) -> None:
         """Emit the window's pane now, unless it is empty and no behaviour asks for an empty pane.
 
         As Beam's ``ReduceFnRunner.needToEmit``: a pane with tuples added since the
         last one is emitted; an empty one only when it is the ON_TIME pane under
         ``with_on_time_behavior("fire_always")`` (the default) or the last pane
-        under ``with_closing_behavior("fire_always")``.
+        under ``with_closing_behavior("fire_always")``. Without ``keep`` the
+        window's state is left as it was (holds, pane history, last pane,
+        accumulator): for a window deleted right after.
         """
         spec = self.spec
         pane, history = describe_pane(
@@ -63,7 +88,8 @@ class PaneEmitter:
         # Every pane decided releases the holds, emitted or not (ReduceFnRunner.onTrigger): an empty ON_TIME
         # pane skipped under fire_if_non_empty lets the output watermark pass the window, so a later pane
         # is LATE (ReduceFnRunnerTest's testEmptyOnTimeWithOnTimeBehaviorFireIfNonEmpty*).
-        release(ws, spec, finished=is_last, input_wm=watermark)
+        if keep:
+            release(ws, spec, finished=is_last, input_wm=watermark)
         if not ws.has_new:
             wanted_on_time = pane.timing == Timing.ON_TIME and spec.on_time_behavior == "fire_always"
             if not wanted_on_time and not (is_last and spec.closing_behavior == "fire_always"):
@@ -71,19 +97,21 @@ class PaneEmitter:
         value = spec.aggregator.extract(ws.acc)
         if spec.fire_only_updated and not is_last and ws.last is not None and ws.last[0] == value:
             return
-        ws.history = history
         key = spec.key_out(ws.key)
-        if spec.mode.retracts:
+        if self._retracts:
             for start, end, old_value, old_ts, old_pane in ws.retractions:
                 self.emit([key, start, end, old_value, old_ts, PaneInfo.from_data(old_pane), True])
             if ws.last is not None:
                 old_value, old_ts, old_pane = ws.last
                 self.emit([key, ws.window.start, ws.window.end, old_value, old_ts, PaneInfo.from_data(old_pane), True])
-            ws.retractions = []
         self.emit([key, ws.window.start, ws.window.end, value, ts, pane, False])
+        if not keep:
+            return
+        ws.history = history
+        ws.retractions = []
         ws.last = [value, ts, list(pane)]
         ws.has_new = False
-        if spec.mode.discards:
+        if self._discards:
             ws.acc = spec.aggregator.create()
 
     def _timestamp(self, ws: WindowState) -> int:

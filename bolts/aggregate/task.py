@@ -1,7 +1,10 @@
 """Runs one task of a :class:`WindowedAggregateBolt`: places tuples, moves the watermark, consults triggers.
 
 Batches: tuples delivered with ``execute`` are added to their windows at once;
-triggers are consulted once per window per micro-batch, when the batch closes.
+triggers are consulted once per window per micro-batch, when the batch closes
+(except where that cannot change anything: a trigger ``silent_before_end``
+before the window's end, in windows that do not merge). An expiring window's
+last pane is emitted without consulting its trigger (``PaneEmitter.collect``).
 A batch closes at ``end_batch`` (``BoltHarness.feed_batch``), and also before
 processing time or the watermark moves and at ``close``, so tuples fed one by
 one with ``BoltHarness.feed`` form one batch up to the next ``advance``,
@@ -27,13 +30,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from bolts.aggregate.columnar import place_segment, supports, takes
 from bolts.aggregate.firing import PaneEmitter
 from bolts.aggregate.holds import add_holds
 from bolts.aggregate.input_watermarks import InputWatermarks
-from bolts.aggregate.spec import SpecSource
+from bolts.aggregate.spec import OUTPUT_FIELDS, SpecSource
 from bolts.aggregate.store import load, state_writes
 from bolts.aggregate.window_state import WindowState
 from bolts.aggregate.windows import WindowId, WindowTable
@@ -70,6 +74,10 @@ def check_version(state: dict[str, Any]) -> None:
 
 class AggregateTask(BoltTask):
     """One task of a windowed aggregation, driven by the harness or the Spark executor."""
+
+    # An expiring window's last pane is emitted without consulting its trigger (PaneEmitter.collect); the
+    # tests turn this off to compare with consulting it.
+    collect_unconsulted = True
 
     def __init__(
         self,
@@ -111,6 +119,8 @@ class AggregateTask(BoltTask):
         # the key's output watermark].
         self._defers = not self.spec.merging and self.spec.time_difference is None
         self._batch_adds: dict[int, list[Any]] = {}
+        # Consulting such a trigger before the window's end changes nothing (Trigger.silent_before_end).
+        self._quiet_before_end = not self.spec.merging and self.spec.trigger.silent_before_end()
         self._columnar = supports(self.spec)  # whether batches can be placed on columns (bolts.aggregate.columnar)
         # With an error stream, a tuple is checked before it is placed, so a rejected one leaves no window behind.
         self._screens = getattr(bolt, "error_stream", None) is not None
@@ -119,6 +129,10 @@ class AggregateTask(BoltTask):
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
         """Prepare the bolt with a collector and start the watermark timer."""
         self.collector = OutputCollector(self.output_streams, sink, self.component)
+        declared = self.output_streams.get(DEFAULT_STREAM)
+        if declared is not None and len(declared) == len(OUTPUT_FIELDS):
+            # A pane has the declared stream's arity: the collector's checks cannot fail, so panes skip them.
+            self.emitter.emit = partial(sink, DEFAULT_STREAM)
         context = TopologyContext(
             self.component, self.task_index, self.parallelism, self.input_streams, self.output_streams
         )
@@ -309,21 +323,39 @@ class AggregateTask(BoltTask):
         """Place the batch's held session tuples, then consult every window the batch touched, in first-touch order."""
         self._settle()
         dirty, self.dirty = list(self.dirty), {}
+        windows, watermark, quiet = self.table.windows, self._watermark, self._quiet_before_end
         for wid in dirty:
-            ws = self.table.windows.get(wid)
-            if ws is not None:
+            ws = windows.get(wid)
+            if ws is None:
+                continue
+            if quiet and watermark < ws.window.end:
+                # The trigger cannot fire before the end and the window is not expiring: the consultation
+                # would only forget the batch's tuple count.
+                ws.batch_tuples = 0
+                self.table.touch(ws)
+            else:
                 self._consult(ws)
 
     def _consult(self, ws: WindowState) -> None:
-        ws.batch_tuples = 0
-        expiring = self.table.expired(ws.window, self._watermark) or self._watermark >= END_OF_TIME
-        output_wm = self.table.output_watermark(ws.key)
-        now = self.clock.now()
-        self.emitter.consult(ws, watermark=self._watermark, output_wm=output_wm, now=now, expiring=expiring)
-        if expiring:
-            self.table.delete(ws)
-        else:
-            self.table.touch(ws)
+        self._consult_all([ws])
+
+    def _consult_all(self, due: list[WindowState]) -> None:
+        """:meth:`_consult` of each window in ``due``, in order (what stays the same for all is read once)."""
+        table, consult, watermark, now = self.table, self.emitter.consult, self._watermark, self.clock.now()
+        lateness, marks, base = self.spec.allowed_lateness_ms, table.output_marks, table.output_base
+        at_end_of_time = watermark >= END_OF_TIME
+        collect = self.emitter.collect if self.collect_unconsulted else None
+        for ws in due:
+            ws.batch_tuples = 0
+            expiring = at_end_of_time or ws.window.end + lateness <= watermark
+            if expiring and collect is not None:
+                collect(ws, watermark=watermark, output_wm=marks.get(ws.key, base))
+            else:
+                consult(ws, watermark=watermark, output_wm=marks.get(ws.key, base), now=now, expiring=expiring)
+            if expiring:
+                table.delete(ws)
+            else:
+                table.touch(ws)
 
     # Time ---------------------------------------------------------------------------------------
     def advance_to(self, now_ms: int) -> None:
@@ -377,8 +409,7 @@ class AggregateTask(BoltTask):
             due = sorted(self.table.windows.values(), key=lambda ws: (ws.window.end, ws.seq))
         else:
             due = self.table.schedule.due_at_watermark(old, new)
-        for ws in due:
-            self._consult(ws)
+        self._consult_all(due)
         self.table.prune(new)
         self.table.advance_output(new)
 

@@ -31,11 +31,14 @@ class WindowSchedule:
         self._timers: list[Entry] = []
         self._timer_at: dict[int, int] = {}  # window seq -> the timer it has in the heap (skips repeat pushes)
 
-    def add(self, ws: WindowState) -> None:
-        """A window was created (or restored)."""
-        self._push(self._ends, (ws.window.end, ws.seq, ws.wid), self._all_ends)
-        self._push(self._collections, (ws.window.end + self.lateness_ms, ws.seq, ws.wid), self._all_collections)
-        self.timers_changed(ws)
+    def add(self, ws: WindowState, wid: Any = None) -> None:
+        """A window was created (or restored); ``wid`` is its id when the caller has it at hand."""
+        wid = ws.wid if wid is None else wid
+        self._push(self._ends, (ws.window.end, ws.seq, wid), self._all_ends)
+        if self.lateness_ms:  # without lateness a window is collected when it ends: the ends heap says when
+            self._push(self._collections, (ws.window.end + self.lateness_ms, ws.seq, wid), self._all_collections)
+        if ws.timers:
+            self.timers_changed(ws)
 
     def timers_changed(self, ws: WindowState) -> None:
         """The window's trigger may have set timers: make sure its earliest one is scheduled."""
@@ -51,18 +54,21 @@ class WindowSchedule:
 
         In order of end, then creation. A window created after the watermark had
         passed its end (late data within the lateness) is due only at its collection.
+        Without lateness a window's collection is its end, found in the ends heap.
         """
         due: dict[int, WindowState] = {}
         while self._ends and self._ends[0][0] <= new:
             end, seq, wid = heappop(self._ends)
             ws = self._live(seq, wid)
-            if ws is not None and end > old:
+            if ws is not None and (end > old or not self.lateness_ms):
                 due[seq] = ws
         while self._collections and self._collections[0][0] <= new:
             _, seq, wid = heappop(self._collections)
             ws = self._live(seq, wid)
             if ws is not None:
                 due[seq] = ws
+        if not self.lateness_ms:
+            return list(due.values())  # popped from one heap: already by end, then creation
         return sorted(due.values(), key=lambda ws: (ws.window.end, ws.seq))
 
     def next_timer(self) -> int | None:

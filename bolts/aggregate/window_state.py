@@ -9,9 +9,10 @@ from windowing.assigners import Window
 from windowing.panes import PaneHistory
 
 Key = tuple[Any, ...]
+NO_PANES = PaneHistory()  # immutable, so every new window shares it
 
 
-@dataclass
+@dataclass(slots=True)  # many are made and dropped per batch: slots make that cheaper
 class WindowState:
     """Everything a window needs between micro-batches.
 
@@ -39,7 +40,7 @@ class WindowState:
     has_new: bool = False
     hold: list[int] | None = None
     extra_hold: int | None = None
-    history: PaneHistory = field(default_factory=PaneHistory)
+    history: PaneHistory = NO_PANES
     last: list[Any] | None = None
     retractions: list[list[Any]] = field(default_factory=list)
     closed: bool = False

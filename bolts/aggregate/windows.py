@@ -24,6 +24,7 @@ from windowing.assigners import Sessions, TimeDifferenceWindows, Window
 from windowing.triggers.context import TriggerContext
 
 WindowId = tuple[Key, int, int]
+_EMPTY = object()  # no accumulator given: a new window starts with the aggregator's empty one
 Adder = Callable[[Any, Any], Any]
 
 
@@ -49,7 +50,7 @@ class WindowTable:
     def __init__(self, spec: AggregateSpec) -> None:
         self.spec = spec
         self.windows: dict[WindowId, WindowState] = {}
-        self.by_key: dict[Key, dict[Window, WindowState]] = {}
+        self.by_key: dict[Key, dict[Window, WindowState]] = {}  # sessions and time-difference windows only
         self.starts: dict[Key, list[int]] = {}  # time-difference windows: sorted window starts per key
         # Open session windows, sorted per key: they never overlap. A closed session (its trigger
         # finished) leaves this index, as a closed window leaves Beam's active window set: it no
@@ -69,6 +70,11 @@ class WindowTable:
         self.output_base = -(2**63)  # ... the input watermark at the last move (set by the task)
         self.changes: TableChanges | None = None
         self.schedule = WindowSchedule(self.windows, spec.allowed_lateness_ms)
+        self._sessions = isinstance(spec.assigner, Sessions)
+        self._ordered_starts = spec.time_difference is not None
+        # Only sessions and time-difference windows look a key's windows up by Window (by_key); the others
+        # find them by id in `windows`.
+        self._by_key = self._sessions or self._ordered_starts
 
     def track_changes(self) -> None:
         """Record from now on which windows and buckets change, for incremental commits (:meth:`take_changes`)."""
@@ -84,8 +90,9 @@ class WindowTable:
 
     def touch(self, ws: WindowState) -> None:
         """Note that ``ws`` changed: its trigger ran (timers are rescheduled) and, when tracking, it is committed."""
-        self.schedule.timers_changed(ws)
-        if ws.closed:
+        if ws.timers:
+            self.schedule.timers_changed(ws)
+        if ws.closed and self._sessions:
             _discard(self.sessions, ws.key, ws.window)
         if self.changes is not None:
             self.changes.windows[ws.seq] = ws
@@ -107,6 +114,10 @@ class WindowTable:
         combiner = self.spec.timestamp_combiner
         marks: dict[Key, int] = {}
         for ws in self.windows.values():
+            hold = ws.hold
+            # A hold at or after input_wm holds nothing back: most windows are passed over without a call.
+            if (hold is None or hold[0] >= input_wm) and (ws.extra_hold is None or ws.extra_hold >= input_wm):
+                continue
             held = holding(ws, combiner)
             if held is not None and held < input_wm and held < marks.get(ws.key, input_wm):
                 marks[ws.key] = held
@@ -123,9 +134,9 @@ class WindowTable:
         """Whether ``window`` is past its allowed lateness at ``watermark``."""
         return window.end + self.spec.allowed_lateness_ms <= watermark
 
-    def create(self, key: Key, window: Window) -> WindowState:
-        """A new empty window (it must not exist)."""
-        ws = WindowState(key, window, self.spec.aggregator.create(), self.seq)
+    def create(self, key: Key, window: Window, acc: Any = _EMPTY) -> WindowState:
+        """A new window (it must not exist), empty or holding ``acc``."""
+        ws = WindowState(key, window, self.spec.aggregator.create() if acc is _EMPTY else acc, self.seq)
         self.seq += 1
         self._index(ws)
         if self.changes is not None:
@@ -133,13 +144,36 @@ class WindowTable:
             self.changes.created.add(ws.seq)
         return ws
 
+    def create_many(self, wids: list[WindowId], accs: list[Any]) -> list[WindowState]:
+        """New windows (none may exist) holding ``accs``, created in order: what :meth:`create` of each gives."""
+        if self._by_key:
+            return [self.create(k, Window(start, end), acc) for (k, start, end), acc in zip(wids, accs, strict=True)]
+        windows, add, changes = self.windows, self.schedule.add, self.changes
+        created = []
+        for wid, acc in zip(wids, accs, strict=True):
+            ws = WindowState(wid[0], Window(wid[1], wid[2]), acc, self.seq)
+            self.seq += 1
+            windows[wid] = ws
+            add(ws, wid)
+            if changes is not None:
+                changes.windows[ws.seq] = ws
+                changes.created.add(ws.seq)
+            created.append(ws)
+        return created
+
     def _index(self, ws: WindowState) -> None:
-        self.windows[ws.wid] = ws
-        self.schedule.add(ws)
-        self.by_key.setdefault(ws.key, {})[ws.window] = ws
-        if self.spec.time_difference is not None:
+        wid = (ws.key, ws.window.start, ws.window.end)
+        self.windows[wid] = ws
+        self.schedule.add(ws, wid)
+        if not self._by_key:
+            return
+        mine = self.by_key.get(ws.key)
+        if mine is None:
+            mine = self.by_key[ws.key] = {}
+        mine[ws.window] = ws
+        if self._ordered_starts:
             insort(self.starts.setdefault(ws.key, []), ws.window.start)
-        elif isinstance(self.spec.assigner, Sessions) and not ws.closed:
+        elif self._sessions and not ws.closed:
             insort(self.sessions.setdefault(ws.key, []), ws.window)
 
     def delete(self, ws: WindowState) -> None:
@@ -147,12 +181,16 @@ class WindowTable:
         del self.windows[ws.wid]
         if self.changes is not None:
             self.changes.forget(ws.seq)
+        if not self._by_key:
+            return
         mine = self.by_key[ws.key]
         del mine[ws.window]
         if not mine:
             del self.by_key[ws.key]
-        _discard(self.starts, ws.key, ws.window.start)
-        _discard(self.sessions, ws.key, ws.window)
+        if self._ordered_starts:
+            _discard(self.starts, ws.key, ws.window.start)
+        elif self._sessions:
+            _discard(self.sessions, ws.key, ws.window)
 
     def restore(
         self, windows: list[WindowState], buckets: list[list[Any]], seq: int, output_marks: list[list[Any]]
@@ -186,12 +224,10 @@ class WindowTable:
         return Placement(self._plain(key, spec.assigner.assign(ts), watermark))
 
     def _plain(self, key: Key, windows: list[Window], watermark: int) -> list[WindowState]:
-        mine = self.by_key.get(key, {})
         out = []
         for w in windows:
             if not self.expired(w, watermark):
-                out.append(mine.get(w) or self.create(key, w))
-                mine = self.by_key[key]
+                out.append(self.windows.get((key, w.start, w.end)) or self.create(key, w))
         return out
 
     def _session(self, key: Key, ts: int, watermark: int, now: int) -> Placement:

@@ -30,6 +30,7 @@ FLOAT_SCHEMA = pa.schema([("key", pa.string()), ("k2", pa.int64()), ("ts", pa.in
 ASSIGNERS = [
     FixedWindows(Duration(1_000)),
     SlidingWindows(Duration(1_000), Duration(300)),
+    SlidingWindows(Duration(900), Duration(300)),  # the period divides the size: as many windows for every row
     SlidingWindows(Duration(500), Duration(700)),
     GlobalWindows(),
 ]  # the last sliding one has gaps
@@ -70,6 +71,9 @@ TRIGGERS = [
     None,
     Repeatedly(AfterCount(3)),
     AfterWatermark(early=AfterProcessingTime(Duration(400)), late=AfterCount(1)),
+    # Triggers that finish: later rows of their windows meet a closed window (dropped and counted).
+    AfterWatermark(),
+    AfterCount(2),
 ]
 
 rows = st.lists(
@@ -183,3 +187,40 @@ def test_integer_sums_that_would_overflow_int64_are_added_in_python(aggregator):
     for value in rows.column("v").to_pylist():
         expected = aggregator.add(copy.deepcopy(expected), Tuple([value], Fields("v")))
     assert aggregator.add_column(copy.deepcopy(acc), rows) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 30), min_size=1, max_size=60), st.sampled_from([1, 1_000_003]))
+def test_groups_are_numbered_in_first_touch_order_whether_their_ids_are_dense_or_sparse(ids, spread):
+    # Sparse ids (many keys times many windows, few rows) take the sorting branch, dense ones the arrays.
+    import numpy as np
+
+    from bolts.aggregate.columnar import _first_touch_groups
+
+    numbers: dict[int, int] = {}
+    for i in ids:
+        numbers.setdefault(i, len(numbers))
+    firsts = [ids.index(i) for i in numbers]
+    group_of_pair, first_pair = _first_touch_groups(np.array(ids, np.int64) * spread)
+    assert group_of_pair.tolist() == [numbers[i] for i in ids]
+    assert first_pair.tolist() == firsts
+
+
+def test_windows_far_apart_in_one_segment_are_grouped_without_overflow():
+    # Timestamps 2**60 ms apart: window steps between them do not fit a dense slot table, nor, times the
+    # keys, an int64; the windows are numbered by rank instead.
+    bolt = bolt_of(FixedWindows(Duration(1_000)), aggregators.sum("v"), None, AccumulationMode.DISCARDING, 0,
+                   ("key",), True)
+    columnar, columnar_out = task_of(bolt)
+    per_tuple, per_tuple_out = task_of(bolt)
+    data = [("a", 0, 2**60, 1), ("b", 0, 5, 2), ("a", 0, 7, 3), ("b", 0, 2**60 + 1, 4)]
+    table = pa.table({f: [row[i] for row in data] for i, f in enumerate(FIELDS)}, schema=SCHEMA)
+    as_columns = TaskInput()
+    as_columns.append_table("spout", 0, "default", FIELDS, table)
+    columnar.execute_batch(as_columns)
+    per_tuple.execute_batch(TaskInput.of([Tuple(row, FIELDS, "default", "spout", 0) for row in data]))
+    for task in (columnar, per_tuple):
+        task.end_batch()
+        task.close()
+    assert columnar_out == per_tuple_out
+    assert len(columnar_out) == 4

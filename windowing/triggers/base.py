@@ -43,6 +43,17 @@ class Trigger(ABC):
         """
         ctx.set_finished(all(s.finished for s in sources))
 
+    def silent_before_end(self) -> bool:
+        """Whether, in windows that do not merge, it cannot fire while the watermark is before the window's end.
+
+        Whatever the tuples, the processing time and the timers: consulting it
+        then is CONTINUE and changes no state, so the runtime may skip those
+        consultations (a batch's windows not yet complete). False unless a
+        trigger knows better: the default trigger, ``Never``, ``AfterWatermark``
+        without ``early``, and composites of such triggers.
+        """
+        return False
+
     def or_finally(self, until: Trigger) -> OrFinally:
         """``OrFinally(self, until)``: fire as this trigger does, and finish for good when ``until`` fires."""
         return OrFinally(self, until)
@@ -107,6 +118,10 @@ class OrFinally(Trigger):
         self.trigger.on_fire(ctx.child(0))
         if ctx.child(0).finished:
             ctx.set_finished()
+
+    def silent_before_end(self) -> bool:
+        """When both children are."""
+        return self.trigger.silent_before_end() and self.until.silent_before_end()
 
     def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
         """Merge both children; finished when either is (a once-trigger finished in a source stays finished)."""

@@ -39,6 +39,10 @@ class Repeatedly(Trigger):
         """As the child says."""
         return self.trigger.should_fire(ctx.child(0))
 
+    def silent_before_end(self) -> bool:
+        """When the child is."""
+        return self.trigger.silent_before_end()
+
     def on_fire(self, ctx: TriggerContext) -> None:
         """Fire the child; restart it when it finished."""
         child = ctx.child(0)
@@ -95,6 +99,10 @@ class AfterEach(Trigger):
         i = self._current(ctx)
         return self.triggers[i].should_fire(ctx.child(i))
 
+    def silent_before_end(self) -> bool:
+        """When every trigger is (none fires, so none finishes and the first stays current)."""
+        return all(t.silent_before_end() for t in self.triggers)
+
     def on_fire(self, ctx: TriggerContext) -> None:
         """Fire the current trigger (the next one becomes current when it finished); finish after the last.
 
@@ -149,6 +157,10 @@ class _Parallel(Trigger):
             child = ctx.child(i)
             answers.append(self.finished_child_fires if child.finished else t.should_fire(child))
         return type(self).combine_op(answers)
+
+    def silent_before_end(self) -> bool:
+        """When every child is (none fires before the end, so none has finished)."""
+        return all(t.silent_before_end() for t in self.triggers)
 
     def on_fire(self, ctx: TriggerContext) -> None:
         """Fire the children that are ready; finish as ``combine_op`` says of the children's finishing."""

@@ -26,6 +26,10 @@ class Never(Trigger):
     def on_fire(self, ctx: TriggerContext) -> None:
         """Not reached."""
 
+    def silent_before_end(self) -> bool:
+        """Yes: it never fires."""
+        return True
+
 
 @dataclass(frozen=True)
 class DefaultTrigger(Trigger):
@@ -42,6 +46,10 @@ class DefaultTrigger(Trigger):
 
     def on_fire(self, ctx: TriggerContext) -> None:
         """Keeps firing."""
+
+    def silent_before_end(self) -> bool:
+        """Yes: it fires only once the watermark is at or past the end."""
+        return True
 
 
 @dataclass(frozen=True)
@@ -217,6 +225,10 @@ class AfterWatermark(Trigger):
                 self._early.on_fire(ctx.child(0))
         elif self._late is not None:
             self._late.on_fire(ctx.child(1))
+
+    def silent_before_end(self) -> bool:
+        """Without ``early``: before the end it is in its early phase, where only ``early`` fires."""
+        return self._early is None
 
     def on_merge(self, ctx: TriggerContext, sources: list[TriggerContext]) -> None:
         """Late phase only when every source was and the watermark is past the merged window's end.
