@@ -22,6 +22,10 @@ emitted; the Storm bolt's windows equal a ``BoltHarness`` run of the same
 batches; the columnar bolt's equal the Storm bolt's. Prints each engine's
 median and min-max seconds, events/s, and its rate over warm Spark's and over
 the ceiling's; with ``--chart PATH`` also a bar chart of the medians (PNG, matplotlib).
+Then each engine's first batch apart from the rest (from the query's progress: the
+first batch's ``triggerExecution``; a new squall query's first batch builds its
+tasks in Spark's Python workers), and the time after the first batch over warm
+Spark's time after its first batch.
 
 Run: ``python benchmarks/race.py [--events N | --quick] [--only NAME ...] [--rounds N] [--chart docs/race.png]``.
 """
@@ -124,7 +128,15 @@ def step_clock() -> Callable[[], int]:
     return clock
 
 
-def run_spark(spark, data: Path) -> tuple[float, dict[tuple[str, int], int]]:
+def first_batch_s(query: Any) -> float:
+    """The first batch's duration (``triggerExecution`` of batch 0 in the query's progress), in seconds."""
+    for progress in query.recentProgress:
+        if progress["batchId"] == 0:
+            return progress["durationMs"]["triggerExecution"] / 1000
+    return 0.0
+
+
+def run_spark(spark, data: Path) -> tuple[float, dict[tuple[str, int], int], float]:
     from pyspark.sql import functions as F
 
     df = (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", FILES_PER_BATCH).parquet(str(data))
@@ -139,10 +151,10 @@ def run_spark(spark, data: Path) -> tuple[float, dict[tuple[str, int], int]]:
     query.awaitTermination()
     elapsed = time.perf_counter() - start
     rows = spark.sql(f"SELECT key, unix_millis(window.end) AS end, sum FROM {name}").collect()
-    return elapsed, {(r["key"], r["end"]): r["sum"] for r in rows}
+    return elapsed, {(r["key"], r["end"]): r["sum"] for r in rows}, first_batch_s(query)
 
 
-def run_ceiling(spark, data: Path) -> float:
+def run_ceiling(spark, data: Path) -> tuple[float, float]:
     rows = []
 
     def only_to_arrow(df, batch_id):
@@ -153,10 +165,11 @@ def run_ceiling(spark, data: Path) -> float:
     query = (df.writeStream.foreachBatch(only_to_arrow).trigger(availableNow=True)
              .option("checkpointLocation", tempfile.mkdtemp(prefix="race-arrow-ck-")).start())
     query.awaitTermination()
-    return time.perf_counter() - start
+    return time.perf_counter() - start, first_batch_s(query)
 
 
-def run_squall(spark, data: Path, bolt: Any, mode: str = "driver", state: str = "memory://") -> tuple[float, list]:
+def run_squall(spark, data: Path, bolt: Any, mode: str = "driver", state: str = "memory://",
+               ) -> tuple[float, list, float]:
     builder = TopologyBuilder()
     builder.set_spout("events", FileSpout(str(data), "parquet", FIELDS, schema=SCHEMA,
                                           max_files_per_trigger=FILES_PER_BATCH))
@@ -167,7 +180,7 @@ def run_squall(spark, data: Path, bolt: Any, mode: str = "driver", state: str = 
     handle = runner.submit(f"race-{uuid.uuid4().hex[:8]}", builder.create_topology(), available_now=True)
     handle.await_termination()
     elapsed = time.perf_counter() - start
-    return elapsed, [(o.task, list(o.values)) for o in handle.outputs()]
+    return elapsed, [(o.task, list(o.values)) for o in handle.outputs()], first_batch_s(handle.query)
 
 
 def harness_windows(bolt: StormKeyedSum, tables: list[Any]) -> list[tuple[int, list]]:
@@ -244,66 +257,74 @@ def main() -> None:
     tables = generate(data, events)
     events = sum(t.num_rows for t in tables)
     with redis_url(args.redis_url) as url:
-        seconds, checks = race(spark, data, tables, args, url)
+        seconds, firsts, checks = race(spark, data, tables, args, url)
     spark.stop()
     report(seconds, checks, events)
+    report_first_batches(seconds, firsts)
     if args.chart is not None:
         chart({name: statistics.median(s) for name, s in seconds.items()}, events, args.chart)
 
 
-def race(spark, data: Path, tables: list[Any], args: argparse.Namespace, url: str) -> tuple[dict, list[str]]:
-    """Every engine ``args.rounds`` times, in a rotating order, after a discarded warm-up; seconds per engine.
+def race(spark, data: Path, tables: list[Any], args: argparse.Namespace, url: str) -> tuple[dict, dict, list[str]]:
+    """Every engine ``args.rounds`` times, in a rotating order, after a discarded warm-up.
+
+    Returns each engine's seconds per run, its first batch's seconds per run,
+    and the checks made.
 
     A JVM's first query pays class loading, JIT and code generation: the warm-up
     (one Spark run and one ceiling run, thrown away) pays them for every engine,
     so no engine is measured cold. Each run's answers are checked.
     """
-    _, spark_sums = run_spark(spark, data)  # the warm-up, discarded
+    _, spark_sums, _ = run_spark(spark, data)  # the warm-up, discarded
     run_ceiling(spark, data)
     checks = [f"Spark emitted {len(spark_sums):,} windows"]
     harness = None if args.no_harness or "storm-driver" not in args.only else harness_windows(storm_bolt(), tables)
 
-    def spark_run() -> float:
-        elapsed, sums = run_spark(spark, data)
+    def spark_run() -> tuple[float, float]:
+        elapsed, sums, first = run_spark(spark, data)
         if sums != spark_sums:
             raise SystemExit("Spark's own windows differ from run to run")
-        return elapsed
+        return elapsed, first
 
-    def squall_run(variant: str) -> Callable[[], float]:
-        def run() -> float:
+    def squall_run(variant: str) -> Callable[[], tuple[float, float]]:
+        def run() -> tuple[float, float]:
             if variant == "storm-driver":
-                elapsed, out = run_squall(spark, data, storm_bolt())
+                elapsed, out, first = run_squall(spark, data, storm_bolt())
                 if harness is not None:
                     check_same(harness, out, "Storm bolt", "BoltHarness")
             elif variant == "columnar-driver":
-                elapsed, out = run_squall(spark, data, storm_bolt(ColumnarKeyedSum))
+                elapsed, out, first = run_squall(spark, data, storm_bolt(ColumnarKeyedSum))
                 check_same(harness if harness is not None else run_squall(spark, data, storm_bolt())[1], out,
                            "columnar bolt", "Storm bolt")
             elif variant == "aggregate-driver":
-                elapsed, out = run_squall(spark, data, aggregate_bolt())
+                elapsed, out, first = run_squall(spark, data, aggregate_bolt())
                 check_sums(spark_sums, out, "aggregate bolt, driver")
             else:
-                elapsed, out = run_squall(spark, data, aggregate_bolt(), "distributed", url)
+                elapsed, out, first = run_squall(spark, data, aggregate_bolt(), "distributed", url)
                 check_sums(spark_sums, out, "aggregate bolt, distributed")
-            return elapsed
+            return elapsed, first
         return run
 
-    engines: dict[str, Callable[[], float]] = {SPARK: spark_run, CEILING: lambda: run_ceiling(spark, data)}
+    Run = Callable[[], tuple[float, float]]  # a run's seconds and its first batch's
+    engines: dict[str, Run] = {SPARK: spark_run, CEILING: lambda: run_ceiling(spark, data)}
     engines.update({NAMES[v]: squall_run(v) for v in VARIANTS if v in args.only})
     seconds: dict[str, list[float]] = {name: [] for name in engines}
+    firsts: dict[str, list[float]] = {name: [] for name in engines}
     names = list(engines)
     for round_ in range(args.rounds):
         order = names[round_ % len(names):] + names[: round_ % len(names)]
         for name in order:
-            seconds[name].append(engines[name]())
-            print(f"round {round_ + 1}: {name} {seconds[name][-1]:.2f} s", flush=True)
+            elapsed, first = engines[name]()
+            seconds[name].append(elapsed)
+            firsts[name].append(first)
+            print(f"round {round_ + 1}: {name} {elapsed:.2f} s (first batch {first:.2f} s)", flush=True)
     if harness is not None:
         checks.append("the Storm bolt's windows equal BoltHarness's")
     if "columnar-driver" in args.only:
         checks.append("the columnar bolt's equal the Storm bolt's")
     checks += [f"the aggregate bolt's sums equal Spark's ({v.split('-')[1]})" for v in args.only
                if v.startswith("aggregate")]
-    return seconds, checks
+    return seconds, firsts, checks
 
 
 def report(seconds: dict[str, list[float]], checks: list[str], events: int) -> None:
@@ -319,6 +340,24 @@ def report(seconds: dict[str, list[float]], checks: list[str], events: int) -> N
         s = statistics.median(runs)
         print(f"{name:<38}{s:>9.2f}{f'{min(runs):.2f}-{max(runs):.2f}':>13}{events / s:>12,.0f}"
               f"{spark_s / s:>9.2f}{ceiling_s / s:>11.2f}")
+
+
+def report_first_batches(seconds: dict[str, list[float]], firsts: dict[str, list[float]]) -> None:
+    """Per engine, the first batch apart from the rest: medians, min-max, and the rest over warm Spark's rest.
+
+    "After the first batch" is a run's time less its first batch (so it keeps
+    the query's start, the other batches and, for squall, the shutdown flush);
+    warm Spark's is measured the same way.
+    """
+    after = {name: [s - f for s, f in zip(seconds[name], firsts[name], strict=True)] for name in seconds}
+    spark_after = statistics.median(after[SPARK])
+    print("\nthe first batch apart (median, min-max; after the first batch over warm Spark's after its first)")
+    print(f"{'engine':<38}{'1st batch s':>12}{'min-max s':>13}{'after 1st s':>12}{'min-max s':>13}{'x Spark':>9}")
+    for name in seconds:
+        first, rest = firsts[name], after[name]
+        print(f"{name:<38}{statistics.median(first):>12.2f}{f'{min(first):.2f}-{max(first):.2f}':>13}"
+              f"{statistics.median(rest):>12.2f}{f'{min(rest):.2f}-{max(rest):.2f}':>13}"
+              f"{spark_after / statistics.median(rest):>9.2f}")
 
 
 def chart(seconds: dict[str, float], events: int, path: Path) -> None:

@@ -62,8 +62,8 @@ def main() -> None:
     from topologies.executor.stage_engines import SparkStages
 
     class RecordingStages(SparkStages):
-        def stage(self, frames, bolt, parallelism, fn):
-            return super().stage(frames, bolt, parallelism, partial(recorded, str(runs), fn))
+        def stage(self, frames, bolt, parallelism, fn, **options):
+            return super().stage(frames, bolt, parallelism, partial(recorded, str(runs), fn), **options)
 
     work = Path(args["work"])
     runs = work / "runs"

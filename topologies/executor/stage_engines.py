@@ -14,13 +14,23 @@ column null: every task runs, an idle one too, so it moves its time), shuffled
 with ``repartition(parallelism, slot)`` where task ``i``'s slot is a number
 Spark's hash partitioning sends to partition ``i`` (:func:`task_slots`), so
 each task is alone in one Spark task; ``mapInArrow`` there groups the
-partition's rows by task, drops the ticks and runs the task. The first stage
-that reads the spouts' frame computes it, and a bolt's frame is computed by
-the action that collects its driver rows, so a stage runs once per batch and
-the next stage reads it from the executors' cache; all are unpersisted when
-the batch ends. If Spark recomputes a lost partition, its tasks find the batch
-committed and re-send what they committed, routed from the counters the batch
-started with, so the rows are the same.
+partition's rows by task, drops the ticks and runs the task.
+
+One Spark job per stage: a bolt's frame is computed by the action that
+collects its driver rows, and the first stage that reads the spouts' frame
+computes it in the same job and *forwards* the spouts' driver rows (their
+outputs and status rows) into its own frame, so they come back with the
+stage's rows instead of in a job of their own. A frame is persisted only when
+another action reads it after that job (a second stage reading the spouts, a
+downstream stage or a sink reading a bolt's frame); the persisted ones are
+unpersisted when the batch ends. If Spark recomputes a lost partition, its
+tasks find the batch committed and re-send what they committed, routed from
+the counters the batch started with, so the rows are the same.
+
+A stage's job runs without adaptive query execution in a classic session
+(:func:`fixed_plan`): its one shuffle is already cut to one partition per task,
+so AQE has nothing to adapt, and on the race's workload (``benchmarks/race.py``)
+a batch took about half as long again with it.
 
 :class:`LocalStages` runs the same functions in this process over Arrow
 tables, each task as if in a fresh worker process when asked (tests of task
@@ -30,6 +40,7 @@ moves, benchmarks without a cluster).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache, partial, reduce
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -49,16 +60,21 @@ TaskFn = Callable[[tuple[Any, ...], "pa.Table"], "pa.Table"]
 class StageEngine(Protocol):
     """Makes a batch's frames and returns each frame's rows for the driver."""
 
-    def spouts(self, source: Any, fn: SpoutFn) -> Any:
-        """The spouts' frame of ``source`` (the batch) by ``fn`` (computed when first used)."""
+    def spouts(self, source: Any, fn: SpoutFn, keep: bool = True) -> Any:
+        """The spouts' frame of ``source`` (the batch) by ``fn`` (computed when first used; kept for more readers)."""
         ...
 
     def driver_rows(self, frame: Any) -> pa.Table:
         """The rows of ``frame`` addressed to the driver (terminal outputs and status rows)."""
         ...
 
-    def stage(self, frames: Sequence[Any], bolt: str, parallelism: int, fn: TaskFn) -> tuple[Any, pa.Table]:
-        """A bolt's frame: ``fn`` per task over the chunks addressed to it in ``frames``; and its driver rows."""
+    def stage(self, frames: Sequence[Any], bolt: str, parallelism: int, fn: TaskFn, *,
+              forward: Any = None, keep: bool = True) -> tuple[Any, pa.Table]:
+        """A bolt's frame: ``fn`` per task over the chunks addressed to it in ``frames``; and its driver rows.
+
+        The driver rows of ``forward`` (one of ``frames``) come back with the
+        stage's own; ``keep``: whether the frame is read again after this call.
+        """
         ...
 
     def release(self, frames: Sequence[Any]) -> None:
@@ -117,11 +133,37 @@ def task_slots(parallelism: int) -> tuple[int, ...]:
     return tuple(slots[i] for i in range(parallelism))
 
 
-def _run_tasks(fn: TaskFn, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+ADAPTIVE = "spark.sql.adaptive.enabled"
+
+
+@contextmanager
+def fixed_plan(session: SparkSession) -> Iterator[None]:
+    """Run the block with adaptive query execution off in ``session``, then set it back as it was.
+
+    Only in a classic session, where a ``foreachBatch`` DataFrame's session is
+    the query's own clone of the user's; under Spark Connect that session is
+    the user's, so it is left alone.
+    """
+    if type(session).__module__.startswith("pyspark.sql.connect"):
+        yield
+        return
+    before = session.conf.get(ADAPTIVE, None)
+    session.conf.set(ADAPTIVE, "false")
+    try:
+        yield
+    finally:
+        if before is None:
+            session.conf.unset(ADAPTIVE)
+        else:
+            session.conf.set(ADAPTIVE, before)
+
+
+def _run_tasks(fn: TaskFn, bolt: str, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """A bolt's stage in one Spark partition: ``fn`` per task, in task order, over its chunks (ticks dropped).
 
-    A tick row has only its task (``o1`` is null); with no upstream frame the
-    rows are ticks alone, without the other columns.
+    A tick row has only its task (``target`` is null); with no upstream frame
+    the rows are ticks alone, without the other columns. Rows addressed to the
+    driver (forwarded from the spouts' frame) pass through first, unchanged.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -130,18 +172,28 @@ def _run_tasks(fn: TaskFn, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.Rec
     if not parts:
         return
     rows = pa.Table.from_batches(parts)
-    chunks = rows.filter(pc.is_valid(rows.column("o1"))).select(routed.COLUMNS) if "o1" in rows.column_names else None
+    chunks = None
+    if "target" in rows.column_names:
+        target = rows.column("target")
+        yield from rows.filter(pc.not_equal(target, bolt)).select(routed.COLUMNS).to_batches()  # nulls: dropped
+        chunks = rows.filter(pc.equal(target, bolt)).select(routed.COLUMNS)
+        rows = rows.filter(pc.is_null(target))  # the ticks: one per task
     for task in sorted(pc.unique(rows.column("task")).to_pylist()):
         mine = routed.empty() if chunks is None else chunks.filter(pc.equal(chunks.column("task"), task))
         yield from fn((task,), mine).to_batches()
 
 
 def _slot(parallelism: int) -> Column:
-    """Each row's task slot (:func:`task_slots`), the column a stage is shuffled on."""
+    """Each row's task slot (:func:`task_slots`), the column a stage is shuffled on.
+
+    A forwarded row's ``task`` is no task of the bolt (a spout partition's
+    number): ``pmod`` gives it some slot, where an index out of the array
+    would fail the query under ANSI mode.
+    """
     from pyspark.sql import functions as F
 
     slots = ", ".join(f"{s}L" for s in task_slots(parallelism))
-    return F.expr(f"element_at(array({slots}), CAST(task AS INT) + 1)")
+    return F.expr(f"element_at(array({slots}), CAST(pmod(task, {parallelism}) AS INT) + 1)")
 
 
 class SparkStages:
@@ -153,34 +205,65 @@ class SparkStages:
 
     def __init__(self, spark: SparkSession) -> None:
         self.spark = spark
+        self._ticks: dict[int, tuple[SparkSession, DataFrame]] = {}  # per parallelism: its session, its tick rows
 
-    def spouts(self, source: DataFrame, fn: SpoutFn) -> DataFrame:
-        """``mapInArrow(fn)`` over ``source`` (which has :data:`PARTITION_COLUMN`), persisted.
+    def ticks(self, session: SparkSession, parallelism: int) -> DataFrame:
+        """One row per task (its ``task`` only), made by one Spark task; made once per session and parallelism.
+
+        The same plan serves every batch (it reads nothing), which saves its
+        calls to Spark in each.
+        """
+        made = self._ticks.get(parallelism)
+        if made is None or made[0] is not session:
+            frame = session.range(0, parallelism, 1, 1).withColumnRenamed("id", "task")
+            made = self._ticks[parallelism] = (session, frame)
+        return made[1]
+
+    def spouts(self, source: DataFrame, fn: SpoutFn, keep: bool = True) -> DataFrame:
+        """``mapInArrow(fn)`` over ``source`` (which has :data:`PARTITION_COLUMN`), persisted if ``keep``.
 
         Nothing runs yet: the first stage that reads the frame computes it (and
-        caches it), so the spouts cost no job of their own.
+        caches it when ``keep``), so the spouts cost no job of their own.
         """
-        return source.mapInArrow(fn, routed.SCHEMA).persist()
+        frame = source.mapInArrow(fn, routed.SCHEMA)
+        return frame.persist() if keep else frame
 
-    def stage(self, frames: Sequence[DataFrame], bolt: str, parallelism: int, fn: TaskFn) -> tuple[DataFrame, pa.Table]:
-        """The bolt's chunks and ticks shuffled so task ``i`` is alone in partition ``i``, run there; persisted."""
+    def stage(self, frames: Sequence[DataFrame], bolt: str, parallelism: int, fn: TaskFn, *,
+              forward: DataFrame | None = None, keep: bool = True) -> tuple[DataFrame, pa.Table]:
+        """The bolt's chunks and ticks shuffled so task ``i`` is alone in partition ``i``, run there, in one job.
+
+        ``forward``'s driver rows ride along in the frame and come back with
+        the stage's; the frame is persisted if ``keep``.
+        """
         from pyspark.sql import functions as F
 
-        ticks = (frames[0].sparkSession if frames else self.spark).range(0, parallelism, 1, 1)
-        inputs = ticks.withColumnRenamed("id", "task")  # one row per task, made by one Spark task
+        session = frames[0].sparkSession if frames else self.spark
+        inputs = self.ticks(session, parallelism)
         if frames:
-            chunks = reduce(lambda a, b: a.unionByName(b), (f.filter(F.col("target") == bolt) for f in frames))
+            target = F.col("target")
+            chunks = reduce(lambda a, b: a.unionByName(b), (
+                f.filter((target == bolt) | target.isin(routed.OUT, routed.STATUS) if f is forward else target == bolt)
+                for f in frames))
             inputs = chunks.unionByName(inputs, allowMissingColumns=True)
         placed = inputs.repartition(parallelism, _slot(parallelism))
-        out = placed.mapInArrow(partial(_run_tasks, fn), routed.SCHEMA).persist()
-        return out, self.driver_rows(out)
+        out = placed.mapInArrow(partial(_run_tasks, fn, bolt), routed.SCHEMA)
+        with fixed_plan(session):  # persist() plans the frame at once, the collect when it runs
+            if keep:
+                out = out.persist()
+            # A frame nobody reads again holds driver rows only: nothing to filter out.
+            return out, self.driver_rows(out, mixed=keep)
 
-    def driver_rows(self, frame: DataFrame) -> pa.Table:
-        """The frame's rows addressed to the driver (one job; none to compute when the frame is cached)."""
+    def driver_rows(self, frame: DataFrame, mixed: bool = True) -> pa.Table:
+        """The frame's rows addressed to the driver (one job; none to compute when the frame is cached).
+
+        ``mixed``: whether ``frame`` may hold rows for others (else every row
+        is the driver's, and none is filtered out).
+        """
         from pyspark.sql import functions as F
 
-        rows = frame.filter(F.col("target").isin(routed.OUT, routed.STATUS)).toArrow()
-        return rows.cast(routed.empty().schema)
+        if mixed:
+            frame = frame.filter(F.col("target").isin(routed.OUT, routed.STATUS))
+        return frame.toArrow().cast(routed.empty().schema)
 
     def release(self, frames: Sequence[DataFrame]) -> None:
         """Unpersist the batch's frames."""
@@ -211,7 +294,7 @@ class LocalStages:
     def __init__(self, fresh_tasks: bool = False) -> None:
         self.fresh_tasks = fresh_tasks
 
-    def spouts(self, source: pa.Table, fn: SpoutFn) -> pa.Table:
+    def spouts(self, source: pa.Table, fn: SpoutFn, keep: bool = True) -> pa.Table:
         """``fn`` over each Spark partition's rows of ``source`` (runs of :data:`PARTITION_COLUMN`)."""
         import pyarrow as pa
 
@@ -220,13 +303,17 @@ class LocalStages:
             pieces.extend(pa.Table.from_batches([b]) for b in fn(iter(rows.to_batches())))
         return pa.concat_tables(pieces)
 
-    def stage(self, frames: Sequence[pa.Table], bolt: str, parallelism: int, fn: TaskFn) -> tuple[pa.Table, pa.Table]:
-        """``fn`` for each task, in task order, over its chunks (none for an idle task)."""
+    def stage(self, frames: Sequence[pa.Table], bolt: str, parallelism: int, fn: TaskFn, *,
+              forward: pa.Table | None = None, keep: bool = True) -> tuple[pa.Table, pa.Table]:
+        """``fn`` for each task, in task order, over its chunks (none for an idle task); ``forward``'s driver rows too.
+
+        ``keep`` changes nothing here (tables are kept anyway).
+        """
         import pyarrow as pa
         import pyarrow.compute as pc
 
         rows = pa.concat_tables([routed.empty(), *(f.filter(pc.equal(f.column("target"), bolt)) for f in frames)])
-        out = [routed.empty()]
+        out = [routed.empty() if forward is None else _driver_part(forward)]
         for task in range(parallelism):
             if self.fresh_tasks:
                 worker._TASKS.clear()  # as a process that has never run the task: it comes from the store
@@ -236,9 +323,7 @@ class LocalStages:
 
     def driver_rows(self, frame: pa.Table) -> pa.Table:
         """The frame's rows addressed to the driver."""
-        import pyarrow.compute as pc
-
-        return frame.filter(pc.is_in(frame.column("target"), value_set=_driver_targets()))
+        return _driver_part(frame)
 
     def release(self, frames: Sequence[pa.Table]) -> None:
         """Nothing to free."""
@@ -260,7 +345,8 @@ class LocalStages:
         return frame.filter(mine).select(["task", "payload"])
 
 
-def _driver_targets() -> Any:
+def _driver_part(frame: pa.Table) -> pa.Table:
     import pyarrow as pa
+    import pyarrow.compute as pc
 
-    return pa.array([routed.OUT, routed.STATUS])
+    return frame.filter(pc.is_in(frame.column("target"), value_set=pa.array([routed.OUT, routed.STATUS])))

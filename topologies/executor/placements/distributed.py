@@ -9,7 +9,11 @@ for the next bolts. Tuples between stages never reach the batch loop: it
 receives each stage's terminal outputs and one status row per task
 (watermark, counters), and waits for a stage to end before it starts the
 next, because a bolt's tasks take the lowest watermark of the tasks upstream.
-Every task resumes from and commits to the store every batch.
+Each stage is one Spark job: the spouts' frame is computed by the first stage
+that reads it, which also brings back the spouts' status rows and outputs, and
+a frame is cached only when a later job reads it again. Every task commits to
+the store every batch and resumes from it when the worker process that runs it
+does not hold it from the previous batch (:mod:`topologies.executor.worker`).
 
 Replay: a task whose store already holds the batch re-sends its committed
 emissions, so a replayed batch gives the outputs of its first run, and so
@@ -86,6 +90,10 @@ class DistributedPlacement:
         self.state_url = state_url
         self.generation = uuid.uuid4().hex  # a worker's cached task from another submission is rebuilt
         self.marks: dict[str, list[int | None]] = {}
+        spouts = set(topology.spouts)
+        # The stages reading the spouts' frame, in order (the first computes it), and the bolts another stage reads.
+        self.spout_readers = [b for b in topology.order if spouts.intersection(topology.upstream(b))]
+        self.read_by_bolts = {up for b in topology.order for up in topology.upstream(b)} - spouts
         self.windows_fired = 0
         self.late_tuples = 0
 
@@ -130,16 +138,22 @@ class DistributedPlacement:
         seen: set[str] = set()  # the kept streams some task emitted rows of
         outputs: list[tuple[str, int, str, list[Any]]] = []
         frames: dict[str, Any] = {}  # each component's frame; all spouts share one
+        kept: list[Any] = []  # the frames persisted for later jobs, released when the batch ends
         result = BatchResult([], counters=end)
-        spouts = None
+        spouts = spout_rows = None
         try:
             if source is not None:
-                spouts = self.engine.spouts(source, partial(route_spout_partition, self.layout, self.routing, start))
+                keep = len(self.spout_readers) > 1
+                spouts = self.engine.spouts(source, partial(route_spout_partition, self.layout, self.routing, start),
+                                            keep=keep)
                 frames.update(dict.fromkeys(self.topology.spouts, spouts))
+                kept += [spouts] if keep else []
             for bid in self.topology.order:
-                outputs.extend(self._run_stage(bid, batch_id, now, start, frames, end, result, sinks, seen))
+                rows, forwarded = self._run_stage(bid, batch_id, now, start, frames, end, result, sinks, seen, kept)
+                outputs.extend(rows)
+                spout_rows = forwarded if forwarded is not None else spout_rows
             if spouts is not None:  # computed by the first stage that read it: the spouts' outputs come first
-                driver_rows = self.engine.driver_rows(spouts)
+                driver_rows = spout_rows if spout_rows is not None else self.engine.driver_rows(spouts)
                 outputs[:0] = outputs_of(driver_rows)
                 for payload in statuses_of(driver_rows):
                     for sid, stream, count in unpack_value(payload):
@@ -152,18 +166,31 @@ class DistributedPlacement:
                 key = FINAL if batch_id is None else batch_id
                 sinks.write(KeptOutputs(key, result.outputs, frames, self.engine, sinks, seen))
         finally:
-            self.engine.release(list({id(f): f for f in frames.values()}.values()))
+            self.engine.release(kept)
         return result
 
     def _run_stage(self, bid: str, batch_id: int | None, now: int | None, start: Mapping[CounterKey, int],
                    frames: dict[str, Any], end: dict[CounterKey, int], result: BatchResult,
-                   sinks: SinkDelivery | None, seen: set[str]) -> list[tuple[str, int, str, list[Any]]]:
+                   sinks: SinkDelivery | None, seen: set[str], kept: list[Any],
+                   ) -> tuple[list[tuple[str, int, str, list[Any]]], Any]:
+        """Run one bolt's stage; its outputs, and the spouts' driver rows when this stage brought them (else None)."""
         spec = self._spec(bid, batch_id, now, sinks)
         started = time.perf_counter()
         upstream = list({id(f): f for up in self.topology.upstream(bid) if (f := frames.get(up)) is not None}.values())
+        spouts = next((frames[s] for s in self.topology.spouts if s in frames), None)
+        forward = spouts if self.spout_readers and self.spout_readers[0] == bid else None
+        keep = bid in self.read_by_bolts or bool(spec.kept)  # a downstream stage or a sink reads it later
         frame, driver_rows = self.engine.stage(upstream, bid, spec.parallelism,
-                                               partial(run_task_group, spec, self.routing, start))
+                                               partial(run_task_group, spec, self.routing, start),
+                                               forward=forward, keep=keep)
         frames[bid] = frame
+        kept += [frame] if keep else []
+        forwarded = None
+        if forward is not None:  # the spouts' rows have order o1 = 0, a bolt's its position (from 1)
+            import pyarrow.compute as pc
+
+            from_spouts = pc.equal(driver_rows.column("o1"), 0)
+            forwarded, driver_rows = driver_rows.filter(from_spouts), driver_rows.filter(pc.invert(from_spouts))
         statuses = sorted((TaskStatus.unpack(p) for p in statuses_of(driver_rows)), key=lambda s: s.task)
         if [s.task for s in statuses] != list(range(spec.parallelism)):
             missing = sorted(set(range(spec.parallelism)) - {s.task for s in statuses})
@@ -180,7 +207,7 @@ class DistributedPlacement:
                 seen.add(f"{bid}:{stream}")
                 if sinks is not None and shown:
                     sinks.types.of(f"{bid}:{stream}").learn(dict(parse_schema(shown)))
-        return outputs_of(driver_rows)
+        return outputs_of(driver_rows), forwarded
 
     def _spec(self, bid: str, batch_id: int | None, now: int | None, sinks: SinkDelivery | None) -> StageSpec:
         spec = self.topology.bolts[bid]
