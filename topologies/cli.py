@@ -43,10 +43,10 @@ INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C (128 + SIGINT), 
 
 
 def parse_interval(text: str) -> Duration:
-    """``"500ms"``, ``"2s"`` or ``"1m"`` as a Duration; ``argparse.ArgumentTypeError`` otherwise."""
+    """``"500ms"``, ``"2s"``, ``"1m"`` or ``"0ms"`` (back-to-back batches) as a Duration; ``ArgumentTypeError`` else."""
     match = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m)", text.strip())
-    if not match or float(match.group(1)) <= 0:
-        msg = f"--trigger-interval: expected a positive duration such as 500ms, 2s or 1m; got {text!r}"
+    if not match:
+        msg = f"--trigger-interval: expected a duration such as 500ms, 2s, 1m or 0ms; got {text!r}"
         raise argparse.ArgumentTypeError(msg)
     amount = float(match.group(1))
     return _UNITS[match.group(2)](int(amount) if amount.is_integer() else amount)
@@ -117,7 +117,8 @@ def add_run_command(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
              "run of the same name resumes; a new temporary directory with memory://)",
     )
     run.add_argument("--output", help="directory for the outputs, JSON lines per batch (default <checkpoint>/output)")
-    run.add_argument("--trigger-interval", type=parse_interval, default=Duration.seconds(1), help="e.g. 500ms, 2s")
+    run.add_argument("--trigger-interval", type=parse_interval, default=Duration.seconds(1),
+                     help="e.g. 500ms, 2s; 0ms: each batch as soon as the last ends")
     run.add_argument("--available-now", action="store_true", help="bounded run: read what is there, flush, stop")
     run.add_argument("--name", help="query name (default: the file's name)")
     run.add_argument("--progress-every", type=float, default=2.0, help="seconds between progress lines")

@@ -292,7 +292,8 @@ class SparkRunner:
     ``<it>/<name>/spark``, squall's batch times to ``<it>/<name>/squall``
     (through Hadoop's ``FileSystem`` API for a URL other than ``file:``).
     ``trigger_interval``: the processing-time trigger (ignored with
-    ``available_now``). ``output_dir`` (a path or URL, as
+    ``available_now``); ``Duration(0)`` starts each batch as soon as the last
+    one ends, Spark's lowest latency. ``output_dir`` (a path or URL, as
     ``checkpoint_location``): where terminal outputs are also written,
     as JSON lines per batch id that has outputs (no file for an empty batch).
     ``outputs_in_memory``: how many of the latest outputs a handle keeps for
@@ -348,8 +349,9 @@ class SparkRunner:
             raise TypeError(msg)
         self.checkpoint_location = _location(checkpoint_location)
         trigger_interval = as_duration("SparkRunner", "trigger_interval", trigger_interval)  # type: ignore[assignment]
-        if not isinstance(trigger_interval, Duration) or trigger_interval.value <= 0:
-            msg = f"SparkRunner: `trigger_interval` must be a positive Duration; got {trigger_interval!r} instead"
+        if not isinstance(trigger_interval, Duration) or trigger_interval.value < 0:
+            msg = (f"SparkRunner: `trigger_interval` must be a Duration of 0 or more (0: each batch as soon as the "
+                   f"last one ends); got {trigger_interval!r} instead")
             raise ValueError(msg)
         self.trigger_interval = trigger_interval
         self.output_dir = None if output_dir is None else _location(output_dir)

@@ -102,8 +102,9 @@ def test_runner_checks_its_settings(tmp_path):
         SparkRunner(None, state="mysql://x", checkpoint_location=tmp_path)
     with pytest.raises(ValueError, match=r"got 'mysql://u:\*\*\*@x'"):
         SparkRunner(None, state="mysql://u:secret@x", checkpoint_location=tmp_path)
-    with pytest.raises(ValueError, match="`trigger_interval` must be a positive Duration"):
-        SparkRunner(None, checkpoint_location=tmp_path, trigger_interval=Duration(0))
+    with pytest.raises(ValueError, match=r"`trigger_interval` must be a Duration of 0 or more .*Duration\(-1\)"):
+        SparkRunner(None, checkpoint_location=tmp_path, trigger_interval=Duration(-1))
+    assert SparkRunner(None, checkpoint_location=tmp_path, trigger_interval=Duration(0)).trigger_interval.value == 0
     runner = SparkRunner(None, checkpoint_location=tmp_path)
     b = TopologyBuilder()
     b.set_spout("r", RateSpout(5))

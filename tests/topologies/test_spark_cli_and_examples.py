@@ -85,3 +85,4 @@ def test_trigger_interval_parsing():
     assert parse_interval("250ms") == Duration(250)
     assert parse_interval("2s") == Duration(2000)
     assert parse_interval("0.5s") == Duration(500)
+    assert parse_interval("0ms") == Duration(0)
