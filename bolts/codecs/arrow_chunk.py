@@ -1,20 +1,24 @@
-"""A commit's columnar rows as one Arrow IPC stream (``a/<seq>`` records), and back.
+"""A commit's columnar rows as Arrow IPC streams (``a/<seq>`` records), and back.
 
 A spout's block held by a persistent window is stored as the Arrow table of its
-rows (the block's own columns and types, no per-row encoding); their arrival
-numbers and window timestamps are ``int64`` columns (``__squall_seq``,
-``__squall_ts``) only when the metadata cannot say them in one value (the first
+rows (the block's own columns and types, no per-row encoding), cut into records
+of at most :data:`ARROW_CHUNK_ROWS` rows and about :data:`ARROW_CHUNK_BYTES`
+bytes (:func:`encode_arrow_parts`), well under HBase's default 10 MB cell.
+Their arrival numbers and window timestamps are ``int64`` columns
+(``__squall_seq``, ``__squall_ts``) only when the metadata cannot say them in one value (the first
 number of a run; one timestamp, or the name of the timestamp column). The
 schema's metadata also names where the rows came from (source component,
 stream, source task) and the format version. Reading one back is zero-copy over
 the stored bytes: the restored window holds its rows as a block again, with no
-``Tuple`` built; a task that wrote one holds its rows from those bytes too
-(one copy for the window and, in ``memory://``, the store).
+``Tuple`` built; a task that wrote one holds its rows from the bytes it wrote
+too (the window's copy: the namespace stores its own, checksummed copy of every
+value, in ``memory://`` as in Redis and HBase).
 """
 
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -29,6 +33,47 @@ SEQ_COLUMN = "__squall_seq"
 TS_COLUMN = "__squall_ts"
 _META = b"squall"
 FORMAT_VERSION = 1
+#: Most rows in one ``a/`` record (its ``d/`` records, lists of arrival numbers, stay around a megabyte).
+ARROW_CHUNK_ROWS = 1 << 17
+#: The Arrow bytes a record aims at; a record encoded over twice this is cut in two again.
+ARROW_CHUNK_BYTES = 4 << 20
+
+
+def encode_arrow_parts(
+    source: TableRows, rows: np.ndarray, seqs: np.ndarray, ts: np.ndarray, ts_field: str | None = None,
+    max_bytes: int | None = None, max_rows: int | None = None,
+) -> list[tuple[int, int, bytes]]:
+    """:func:`encode_arrow_chunk` of rows ``rows`` cut into records: ``(first seq, rows, bytes)`` each, in order.
+
+    The rows are cut into equal parts of at most ``max_rows`` rows and, by the
+    average size of a row, about ``max_bytes`` of Arrow buffers each (by
+    default :data:`ARROW_CHUNK_ROWS` and :data:`ARROW_CHUNK_BYTES`); a part
+    whose record still comes out over ``2 * max_bytes`` (rows of very different
+    sizes) is cut in two until it fits or is one row.
+    """
+    max_bytes = ARROW_CHUNK_BYTES if max_bytes is None else max_bytes
+    max_rows = ARROW_CHUNK_ROWS if max_rows is None else max_rows
+    n = len(rows)
+    if not n:
+        return []
+    first, span = int(rows[0]), int(rows[-1]) - int(rows[0]) + 1
+    # The rows' average size, from the range they lie in, plus the arrival number and timestamp columns a
+    # record may need.
+    row_bytes = source.table.slice(first, span).nbytes / span + 16
+    per_part = max(1, min(max_rows, int(max_bytes // row_bytes)))
+    parts = -(-n // per_part)
+    cuts = [n * k // parts for k in range(parts + 1)]
+    out: list[tuple[int, int, bytes]] = []
+    todo = list(pairwise(cuts))[::-1]  # a stack: the parts come out in order
+    while todo:
+        a, b = todo.pop()
+        data = encode_arrow_chunk(source, rows[a:b], seqs[a:b], ts[a:b], ts_field)
+        if len(data) > 2 * max_bytes and b - a > 1:
+            mid = (a + b) // 2
+            todo += [(mid, b), (a, mid)]
+            continue
+        out.append((int(seqs[a]), b - a, data))
+    return out
 
 
 def encode_arrow_chunk(

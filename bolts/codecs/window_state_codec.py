@@ -4,12 +4,15 @@ Keys (inside the task's namespace):
 
 - ``meta``: the task's system state (window manager, policies, watermark, timers,
   the tuple schemas, which held events await their expiry report, message-id
-  progress) as one msgpack map.
+  progress) as one msgpack map, with the store's format ``version``
+  (:data:`STATE_VERSION`; none in stores written before ``a/`` records).
 - ``c/<seq>``: tuples a commit added to a persistent window (up to ``CHUNK_EVENTS`` per
   record, named after the first one's ``<seq>``): a list of
   ``[seq, ts, schema, values, source_task]``.
-- ``a/<seq>``: a spout's columnar rows a commit added to a persistent window, as one
-  Arrow IPC stream (:mod:`bolts.codecs.arrow_chunk`), named after the first one's ``<seq>``.
+- ``a/<seq>``: a spout's columnar rows a commit added to a persistent window, as an
+  Arrow IPC stream (:mod:`bolts.codecs.arrow_chunk`) of up to ``ARROW_CHUNK_ROWS`` rows
+  and about ``ARROW_CHUNK_BYTES`` bytes per record (a large block takes several), named
+  after the first one's ``<seq>``.
 - ``d/<seq><first>``: the arrival numbers (a sorted list, ``<first>`` the smallest) of
   chunk ``c/<seq>``'s tuples that expired by one commit; one record per commit that
   saw some of them expire (``<seq>`` a ``c/`` or an ``a/`` chunk). The chunk and its
@@ -38,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from bolts.codecs.arrow_chunk import ARROW_CHUNK_PREFIX, decode_arrow_chunk, encode_arrow_chunk
+from bolts.codecs.arrow_chunk import ARROW_CHUNK_PREFIX, decode_arrow_chunk, encode_arrow_parts
 from bolts.codecs.value_codec import pack_value, unpack_value, value_packer
 from bolts.task_input import Segment
 from bolts.tuples import Fields, Tuple
@@ -57,6 +60,29 @@ USER_PREFIX = b"u/"
 PAGE_PREFIX = b"p/"
 PAGE_TABLE_PREFIX = b"t/"
 LOOSE_PREFIX = b"x/"
+
+
+#: The layout of a task's stored window state, written in its ``meta`` record: 1 (no ``version`` in ``meta``)
+#: before ``a/`` records; 2 since (a spout's rows stored as ``a/`` records, which older squall would not read).
+STATE_VERSION = 2
+
+
+def check_state_version(meta: Mapping[str, Any], store: Any) -> None:
+    """``ValueError`` when ``meta`` (a task's ``meta`` record) is of a newer layout than this squall reads.
+
+    A ``meta`` without ``version`` is of the first layout, still read. ``store``
+    (the task's namespace) is named in the message.
+    """
+    version = meta.get("version", 1)
+    if isinstance(version, int) and not isinstance(version, bool) and version <= STATE_VERSION:
+        return
+    name = getattr(store, "name", None)
+    url = getattr(getattr(store, "backend", None), "url", None)
+    where = (f"namespace {name!r}" + (f" in {url}" if url else "")) if name is not None else repr(store)
+    msg = (f"{where}: the window state has format version {version!r}, newer than this squall reads "
+           f"(version {STATE_VERSION} at most): it was written by a newer squall; resume the task with that "
+           "version (or a newer one), or start afresh under a new name")
+    raise ValueError(msg)
 
 
 pack = pack_value
@@ -189,13 +215,13 @@ def as_key(value: Any) -> Any:
 class Chunks:
     """Where a persistent window's committed tuples are stored: chunks, dead-tuple records, old ``e/`` records.
 
-    Each commit writes its new tuples as chunks: a spout's columnar block as one
-    Arrow record ``a/<first seq>`` (:mod:`bolts.codecs.arrow_chunk`), other
-    tuples as msgpack records ``c/<first seq>`` of up to :data:`CHUNK_EVENTS`
-    tuples. A chunk's tuples have higher arrival numbers than any earlier
-    chunk's, and a commit's chunks never interleave (the tuples of one add have
-    consecutive numbers), so a sorted list of first numbers finds the chunk of
-    a tuple. The tuples of a chunk that a commit saw expire are written as one
+    Each commit writes its new tuples as chunks: a spout's columnar block as
+    Arrow records ``a/<first seq>`` (:mod:`bolts.codecs.arrow_chunk`) of a few
+    megabytes at most, other tuples as msgpack records ``c/<first seq>`` of up
+    to :data:`CHUNK_EVENTS` tuples. A chunk's tuples have higher arrival
+    numbers than any earlier chunk's, and a commit's chunks never interleave
+    (the tuples of one add have consecutive numbers), so a sorted list of first
+    numbers finds the chunk of a tuple. The tuples of a chunk that a commit saw expire are written as one
     new record ``d/<chunk><first of them>``, so a commit writes what changed,
     never a chunk's whole history. :meth:`writes` says what a commit writes;
     :meth:`committed` records it once the store has applied it.
@@ -262,8 +288,9 @@ class Chunks:
         ``blocks`` are columnar rows to store as ``a/`` records: ``(source, rows,
         seqs, ts)`` with ``source`` a :class:`~bolts.storm.table_rows.TableRows`
         and its rows ``rows`` (increasing), their arrival numbers and timestamps
-        (``ts_field`` the column they may be read from); each is put under
-        ``seq_key(ARROW_CHUNK_PREFIX, seqs[0])``.
+        (``ts_field`` the column they may be read from); each is cut into
+        bounded parts (:func:`~bolts.codecs.arrow_chunk.encode_arrow_parts`),
+        each put under ``seq_key(ARROW_CHUNK_PREFIX, <its first seq>)``.
         """
         puts: dict[bytes, bytes] = {}
         gone = np.sort(np.fromiter(removed, np.int64) if isinstance(removed, AbstractSet) else removed)
@@ -291,10 +318,10 @@ class Chunks:
                     dead_after[chunk] = (dead, key)
                     puts[key] = pack(newly_dead.tolist())
         new_chunks = []
-        for source, rows, seqs, ts in blocks:
-            if len(seqs):
-                puts[seq_key(ARROW_CHUNK_PREFIX, int(seqs[0]))] = encode_arrow_chunk(source, rows, seqs, ts, ts_field)
-                new_chunks.append((int(seqs[0]), len(seqs), True))
+        for source, rows, seqs, ts in blocks:  # bounded records (HBase refuses cells over 10 MB)
+            for first, size, data in encode_arrow_parts(source, rows, seqs, ts, ts_field):
+                puts[seq_key(ARROW_CHUNK_PREFIX, first)] = data
+                new_chunks.append((first, size, True))
         events = sorted(added.values(), key=_seq_of_event)
         block_values: dict[int, list[Sequence[Any]]] = {}
         for run in _between_blocks(events, sorted(int(seqs[0]) for _, _, seqs, _ in blocks if len(seqs))):

@@ -13,9 +13,11 @@ import numpy as np
 from bolts.codecs.window_state_codec import (
     INDEX_PREFIX,
     META_KEY,
+    STATE_VERSION,
     USER_PREFIX,
     Chunks,
     Schemas,
+    check_state_version,
     pack,
     seq_key,
     seq_of,
@@ -128,7 +130,9 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         super().prepare(conf, sink)
         meta = self.store.get(META_KEY)
         if meta is not None:
-            self._resume(unpack(meta))
+            state = unpack(meta)
+            check_state_version(state, self.store)  # a newer layout is refused, never half read
+            self._resume(state)
         if isinstance(self.bolt, BaseStatefulWindowedBolt):
             self.bolt.init_state(self.user_state)
 
@@ -343,6 +347,7 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
 
     def _meta(self) -> dict[str, Any]:
         return {
+            "version": STATE_VERSION,
             "system": self.state(),
             "schemas": self._schemas.to_data(),
             "expired": _seqs(self.manager.eviction.expired),

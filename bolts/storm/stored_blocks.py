@@ -1,20 +1,23 @@
 """A persistent window's columnar blocks in its store: what a commit writes of them, and a resume's blocks.
 
-A spout's block held by a window goes to the store as one Arrow record
-(:mod:`bolts.codecs.arrow_chunk`) with the commit after it arrived, less its
-rows that expired before that commit; a resumed task holds each record's live
-rows as a block again, those awaiting their expiry report as events.
+A spout's block held by a window goes to the store as Arrow records
+(:mod:`bolts.codecs.arrow_chunk`: one, or several for a large block) with the
+commit after it arrived, less its rows that expired before that commit; a
+resumed task holds each record's live rows as a block again, those awaiting
+their expiry report as events.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from bolts.codecs.arrow_chunk import ARROW_CHUNK_PREFIX, decode_arrow_chunk
-from bolts.codecs.window_state_codec import seq_key
+from bolts.codecs.window_state_codec import seq_of
 from windowing import Event
 from windowing.storm.blocks import Block
 
@@ -42,20 +45,33 @@ def new_rows(added: AddedBlocks, unstored: np.ndarray) -> list[tuple[Any, np.nda
 
 
 def hold_stored(added: AddedBlocks, puts: dict[bytes, bytes]) -> None:
-    """Hold each block a commit stored whole from its record's bytes (read zero-copy), not from its batch.
+    """Hold each block a commit stored whole from its records' bytes (read zero-copy), not from its batch.
 
     The batch's table can then go, with whatever else of the batch it kept
-    alive: the window holds exactly its rows, as a restarted task would.
-    (A namespace stores its own checksummed copy of the record.)
+    alive: the window holds exactly its rows, as a restarted task would. A
+    block stored as several records holds their tables as one (each column
+    one chunk per record, no copy). These bytes are the window's own: the
+    namespace stores its own checksummed copy of every value (``memory://``
+    too), so a stored row is in memory twice with ``memory://``.
     """
+    records = sorted((seq_of(key), data) for key, data in puts.items() if key.startswith(ARROW_CHUNK_PREFIX))
+    firsts = [first for first, _ in records]
     for block, _ in added:
-        data = puts.get(seq_key(ARROW_CHUNK_PREFIX, block.first_seq))
-        if data is None or block.live != block.size:
+        if block.live != block.size:  # some rows expired before the commit: not stored, the block kept
             continue
-        stored, seqs, _ = decode_arrow_chunk(data)
-        if len(seqs) == block.size:  # every row of the block (none expired before the commit)
-            block.source.table = stored.table
-            block.rows = None
+        parts = records[bisect_left(firsts, block.first_seq) : bisect_right(firsts, block.last_seq)]
+        if not parts:
+            continue
+        stored = [decode_arrow_chunk(data) for _, data in parts]
+        if sum(len(seqs) for _, seqs, _ in stored) != block.size:  # not every row of the block
+            continue
+        tables = [rows.table for rows, _, _ in stored]
+        try:
+            table = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
+        except pa.ArrowInvalid:  # parts of different schemas (cannot happen for one block's rows): the batch's
+            continue
+        block.source.table = table
+        block.rows = None
 
 
 def resumed_blocks(

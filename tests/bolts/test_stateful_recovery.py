@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bolts import BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, Tuple, make_task
+from bolts.codecs.window_state_codec import META_KEY, STATE_VERSION, pack, unpack
 from state_backends import open_backend
 from tests.service_fixtures import fresh_namespace as fresh
 from topologies.testing import BoltHarness
@@ -185,6 +186,33 @@ def test_a_plain_windowed_bolt_persists_its_windows_when_asked(backend):
         task.execute(Tuple([i, 0], Fields("id", "ts"), "default", "s"))
     task.commit(1)
     resumed, out = build()  # another process picks the task up from the store
+    resumed.execute(Tuple([3, 0], Fields("id", "ts"), "default", "s"))
+    assert out == [[[1, 2, 3]]]
+
+
+def test_a_store_of_a_newer_format_is_refused_and_one_without_a_version_is_read():
+    store = open_backend("memory://").namespace("versions")
+
+    def build():
+        task = make_task(Names().with_window(Count(3), Count(1)), component="b", input_streams=[("s", "default")],
+                         store=store, persist_windows=True)
+        out = []
+        task.prepare({}, lambda stream, values: out.append(values))
+        return task, out
+
+    task, _ = build()
+    for i in (1, 2):
+        task.execute(Tuple([i, 0], Fields("id", "ts"), "default", "s"))
+    assert task.commit(1)
+    meta = unpack(store.get(META_KEY))
+    assert meta["version"] == STATE_VERSION == 2
+    store.commit(2, {META_KEY: pack({**meta, "version": STATE_VERSION + 1})})  # as a newer squall would write it
+    with pytest.raises(ValueError, match=r"namespace 'versions' in memory://: the window state has format "
+                                         r"version 3, newer than this squall reads \(version 2 at most\)"):
+        build()
+    del meta["version"]  # as squall wrote it before versions: still read
+    store.commit(3, {META_KEY: pack(meta)})
+    resumed, out = build()
     resumed.execute(Tuple([3, 0], Fields("id", "ts"), "default", "s"))
     assert out == [[[1, 2, 3]]]
 

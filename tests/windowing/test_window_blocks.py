@@ -6,19 +6,21 @@ path is for: no tuple is built for a bolt that only reads ``to_arrow()``, the
 table is a zero-copy slice of the block where the rows are contiguous and keeps
 the block's Arrow types, and a bolt that reads tuples gets them built per window
 from the blocks (as they arrive, for good, where a window holds events: Storm-exact
-windows).
+windows). A window holds about its own rows: a large block mostly expired is cut
+down to a copy of its live rows after an evaluation.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import numpy as np
 import pyarrow as pa
 
 from bolts import BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, make_task
 from bolts.task_input import TaskInput
 from state_backends.memory import MemoryBackend
-from windowing import Duration, Event
+from windowing import Count, Duration, Event
 from windowing.storm.block_buffer import BlockBuffer
 
 FIELDS = Fields("key", "ts", "at")
@@ -215,3 +217,58 @@ def test_a_paged_window_never_holds_blocks():
         task.commit(stamps[0])
     assert not task._rows_lazily
     assert all(type(e) is Event for e in task.manager.held())
+
+
+class Changes(BaseWindowedBolt):
+    """Emits each window's ids, new ids and expired ids; consumes its get_new() list as a bolt may."""
+
+    def execute(self, window):
+        new = window.get_new()
+        ids = [[t["id"] for t in part] for part in (window.get(), new, window.get_expired())]
+        new.clear()  # the bolt's own list: get() is left whole
+        self.collector.emit([*ids, len(window.get())])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("ids", "new", "expired", "size_after"))
+
+
+def _count_task(count: int):
+    emitted: list = []
+    bolt = Changes().with_window(Count(count), Duration(10))
+    task = make_task(bolt, component="w", input_streams=[("up", "default")], start_time_ms=0)
+    task.prepare({}, lambda stream, values: emitted.append(values))
+    return task, emitted
+
+
+def test_get_new_of_the_first_window_is_a_list_of_its_own():
+    task, emitted = _count_task(10)
+    for now, ids in ((10, [1, 2, 3]), (20, [4])):
+        batch = TaskInput()
+        batch.append_table("up", 0, "default", Fields("id"), pa.table({"id": pa.array(ids, pa.int64())}))
+        task.execute_batch(batch)
+        task.end_batch()
+        task.advance_to(now)
+    assert emitted == [[[1, 2, 3], [1, 2, 3], [], 3], [[1, 2, 3, 4], [4], [], 4]]
+
+
+def test_a_small_window_over_large_batches_holds_its_own_rows_not_the_batches():
+    # Count(100) over batches of 300,000 rows: once a window was evaluated, a block mostly expired is a copy of
+    # its live rows; the batch's table (megabytes) is let go, as the tuple path would (it holds 100 tuples).
+    task, emitted = _count_task(100)
+    buffer = task.manager.eviction.buffer
+    n = 300_000
+    for b in range(3):
+        ids = np.arange(b * n, (b + 1) * n)
+        batch = TaskInput()
+        batch.append_table("up", 0, "default", Fields("id", "s"),
+                           pa.table({"id": pa.array(ids), "s": pa.array(np.full(n, "x" * 20).astype(object))}))
+        task.execute_batch(batch)
+        task.end_batch()
+        assert sum(b.source.table.num_rows for b in buffer.index.blocks.values()) == n  # until an evaluation
+        task.advance_to((b + 1) * 10)
+        assert isinstance(buffer, BlockBuffer) and len(buffer) == 100
+        held = [block.source.table for block in buffer.index.blocks.values()]
+        assert sum(t.num_rows for t in held) == 100 and sum(t.get_total_buffer_size() for t in held) < 10_000
+        window, new, expired, size = emitted[-1]
+        assert window == new == list(range((b + 1) * n - 100, (b + 1) * n)) and size == 100
+        assert expired == list(range(b * n - 100 if b else 0, (b + 1) * n - 100))  # the compacted rows among them

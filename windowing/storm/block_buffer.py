@@ -6,7 +6,10 @@ in-memory duration and count windows. Rows are kept sorted by ``(ts, seq)``
 rows are ``[head, end)``. A spout's columnar block goes in as its rows' numbers
 (:meth:`BlockBuffer.insert_rows`), with no Python object per row; events added
 one by one or in a list are held as a block of events. Expiring is moving
-``head``; the window is a range of positions, read as :class:`Rows`.
+``head``; the window is a range of positions, read as :class:`Rows`. What the
+buffer keeps follows its live rows: the arrays shrink after a burst, and after
+an evaluation a large block mostly expired is cut down to a copy of its live
+rows (:meth:`BlockBuffer.compact_blocks`).
 
 ``events`` and iteration still give event objects (built for columnar rows),
 for the slow paths: snapshots, tests, Storm's count queries.
@@ -24,6 +27,8 @@ from windowing.storm.blocks import Block, BlockIndex, Rows
 from windowing.storm.event import Event, seq_key
 
 _MIN_ROOM = 1024
+#: A columnar block whose table holds at least these many bytes is compacted once most of its rows left.
+COMPACT_BYTES = 1 << 20
 
 
 class BlockBuffer:
@@ -176,6 +181,45 @@ class BlockBuffer:
         seq[:live] = self._seq[self._head : self._end]
         self._ts, self._seq, self._head, self._end = ts, seq, 0, live
 
+    def _shrink(self) -> None:
+        """Smaller arrays once the live rows fill under a quarter of them (after a burst), so they do not stay big."""
+        live = self._end - self._head
+        if len(self._ts) <= 4 * max(live, _MIN_ROOM):
+            return
+        capacity = max(_MIN_ROOM, live * 3 // 2)
+        ts, seq = np.empty(capacity, np.int64), np.empty(capacity, np.int64)
+        ts[:live] = self._ts[self._head : self._end]
+        seq[:live] = self._seq[self._head : self._end]
+        self._ts, self._seq, self._head, self._end = ts, seq, 0, live
+
+    def compact_blocks(self) -> None:
+        """Let go of the rows that left: a large block mostly expired becomes a copy of its live rows.
+
+        A columnar block whose live rows are under half of its table's rows, when
+        that table holds :data:`COMPACT_BYTES` or more, is replaced by a block of
+        a copy (``take``) of its live rows, numbered again from 0. A window
+        manager calls it after an evaluation, once the expired rows were reported
+        (they keep the old block readable as long as they are held). A small
+        window over large spout batches then holds about its own rows, not whole
+        batches; a block is copied each time its live rows halve, so the copies
+        cost at most as much as the block itself.
+        """
+        self._settle()
+        sparse = []
+        for block in self.index.blocks.values():
+            table = getattr(block.source, "table", None) if block.is_columnar else None
+            if table is not None and block.live * 2 < table.num_rows and table.get_total_buffer_size() >= COMPACT_BYTES:
+                sparse.append(block)
+        if not sparse:
+            return
+        live = self._seq[self._head : self._end]
+        live = live if not self.by_ts else np.sort(live)  # ordered by arrival number already without timestamps
+        for block in sparse:
+            lo, hi = np.searchsorted(live, [block.first_seq, block.last_seq + 1]).tolist()
+            if hi - lo != block.live:  # not every live row is in the arrays (cannot happen once settled)
+                continue
+            self.index.replace(block, block.compacted(live[lo:hi].copy()))
+
     # Reading and expiring ---------------------------------------------------------------------------
     def first_key(self) -> Any:
         """The smallest key held, or None."""
@@ -201,6 +245,7 @@ class BlockBuffer:
         gone = Rows(self._ts[head:end].copy(), self._seq[head:end].copy(), self.index)
         gone.index = self.index.subset(self.index.release(gone.seq))
         self._head = end
+        self._shrink()
         add_rows = getattr(into, "add_rows", None)
         if add_rows is not None:
             add_rows(gone)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections.abc import Iterator
+from copy import copy
 from itertools import pairwise
 from typing import Any
 
@@ -102,6 +103,20 @@ class Block:
             return table.slice(first, count)
         return table.take(rows)
 
+    def compacted(self, seqs: np.ndarray) -> Block:
+        """A new columnar block of this one's rows ``seqs`` (increasing) only, their table a copy (``take``).
+
+        The block itself is left as it is: rows read through it (expired ones a
+        window still reports) stay readable, and its table goes with the last
+        reference to it. The new block's source is a copy of the source that
+        holds the smaller table, its rows numbered ``0, 1, ...`` again.
+        """
+        rows = self.source_rows(self.index_of(seqs))
+        source = copy(self.source)
+        source.table = self.source.table.take(rows)
+        contiguous = int(seqs[-1]) - int(seqs[0]) + 1 == len(seqs)
+        return Block(int(seqs[0]), len(seqs), source=source, seqs=None if contiguous else seqs)
+
 
 class BlockIndex:
     """The blocks that hold some rows, by first arrival number; finds the block of any held row."""
@@ -133,14 +148,16 @@ class BlockIndex:
         """Add ``events`` (arrival numbers ``seqs``, following each other) to the last block, if they continue it.
 
         Only a block of events whose numbers follow each other takes more, so
-        events added one at a time make one block, not one each.
+        events added one at a time make one block, not one each; and only while
+        none of its rows has left, so a block whose front expired is freed once
+        its last row leaves, however long tuples keep arriving.
         """
         if not self._firsts:
             return False
         last = self.blocks[self._firsts[-1]]
         n = len(seqs)
-        if (last.events is None or last.seqs is not None or int(seqs[0]) != last.first_seq + last.size
-                or int(seqs[-1]) - int(seqs[0]) + 1 != n):
+        if (last.events is None or last.seqs is not None or last.live != last.size
+                or int(seqs[0]) != last.first_seq + last.size or int(seqs[-1]) - int(seqs[0]) + 1 != n):
             return False
         last.events.extend(events)
         last.size += n
@@ -173,6 +190,12 @@ class BlockIndex:
                 del self._firsts[bisect_left(self._firsts, first)]
                 self._starts = None
         return out
+
+    def replace(self, old: Block, new: Block) -> None:
+        """Index ``new`` instead of ``old`` (its rows are some of ``old``'s: the order of the blocks is kept)."""
+        del self.blocks[old.first_seq]
+        del self._firsts[bisect_left(self._firsts, old.first_seq)]
+        self.add(new)
 
     def subset(self, blocks: dict[int, Block]) -> BlockIndex:
         """A new index of ``blocks`` (rows that left the window keep their blocks readable through it)."""

@@ -12,11 +12,12 @@ arrays directly.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
 
-from windowing.storm.blocks import Rows
+from windowing.storm.blocks import Block, Rows
 from windowing.storm.event import Event
 
 
@@ -75,14 +76,42 @@ class Expired:
         """The values in arrival order."""
         rows = self.rows_only()
         if rows:
-            blocks = {}
-            for part in rows:
-                blocks.update(part.index.blocks)
+            blocks = _one_index(rows)
+            if blocks is None:  # a block was compacted between two parts: each part read through its own blocks
+                return _merged_by_arrival(rows)
             ts = np.concatenate([part.ts for part in rows])
             seq = np.concatenate([part.seq for part in rows])
             return Rows(ts, seq, rows[0].index.subset(blocks)).values_by_arrival()
         events = sorted(self, key=_seq)
         return [e.value for e in events]
+
+
+def _one_index(parts: list[Rows]) -> dict[int, Block] | None:
+    """The blocks of every part by first arrival number, or None when two of them overlap.
+
+    They do when a block was compacted (``BlockBuffer.compact_blocks``) after
+    some of its rows expired and before others did: the old block and the
+    smaller new one cover some of the same arrival numbers.
+    """
+    blocks: dict[int, Block] = {}
+    for part in parts:
+        for first, block in part.index.blocks.items():
+            if blocks.setdefault(first, block) is not block:
+                return None
+    firsts = sorted(blocks)
+    if any(blocks[a].last_seq >= b for a, b in pairwise(firsts)):
+        return None
+    return blocks
+
+
+def _merged_by_arrival(parts: list[Rows]) -> list[Any]:
+    """The values of every part in arrival order, each part's read through its own blocks."""
+    values: list[Any] = []
+    for part in parts:
+        values += part.values_by_arrival()
+    seqs = np.concatenate([np.sort(part.seq) for part in parts])
+    order = np.argsort(seqs, kind="stable")
+    return [values[i] for i in order.tolist()]
 
 
 def _seq(event: Event[Any]) -> int:

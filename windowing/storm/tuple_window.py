@@ -110,8 +110,8 @@ class TupleWindow(Generic[T]):
             rows = self._rows()
             if rows is None:
                 self._cache["new"] = [e.value for e in self._new_events()]
-            elif self._prev is None:
-                self._cache["new"] = self.get()
+            elif self._prev is None:  # every tuple is new: get()'s tuples, in a list of its own
+                self._cache["new"] = list(self.get())
             else:
                 new = rows.where(~self._prev.mask(rows.ts, rows.seq))
                 got = self._cache.get("get")

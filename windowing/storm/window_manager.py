@@ -8,6 +8,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 
+from windowing.storm.block_buffer import BlockBuffer
 from windowing.storm.blocks import Block
 from windowing.storm.event import Event, RowEvent, RowSource
 from windowing.storm.expired import Expired
@@ -125,6 +126,7 @@ class WindowManager(Generic[T]):
         if scan.size == 0:
             self._previous = None
             self.trigger.reset()
+            self._compact()
             return False
         self._previous = scan.membership
         context = self.eviction.context
@@ -139,7 +141,14 @@ class WindowManager(Generic[T]):
         finally:
             window.close()
         self.trigger.reset()
+        self._compact()
         return True
+
+    def _compact(self) -> None:
+        """After an evaluation (its expired rows reported): columnar blocks mostly expired keep only their live rows."""
+        buffer = getattr(self.eviction, "buffer", None)
+        if isinstance(buffer, BlockBuffer):
+            buffer.compact_blocks()
 
     # Queries the watermark triggers make (Storm's WindowManager has the same three).
     def event_count(self, ts: int) -> int:
