@@ -291,3 +291,4 @@ class BlockView:
     def iter_range(self, lo: int, hi: int) -> Iterator[Event[Any]]:
         """The rows at ``[lo, hi)`` as events, in the buffer's order."""
         return iter(self.buffer.rows(lo, hi).events())
+

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from windowing.storm.block_buffer import BlockBuffer
 from windowing.storm.blocks import Block
 from windowing.storm.event import Event, seq_key
 from windowing.storm.event_buffer import BufferFactory, EventBuffer
 from windowing.storm.membership import SeqRange
-from windowing.storm.policies.eviction_policy import EvictionPolicy, WindowScan, sliding_count_timestamps
+from windowing.storm.policies.eviction_policy import (
+    BufferedEvictionPolicy,
+    WindowScan,
+    sliding_count_timestamps,
+)
 
 
-class CountEvictionPolicy(EvictionPolicy):
+class CountEvictionPolicy(BufferedEvictionPolicy):
     """The window is the last ``threshold`` tuples to arrive.
 
     Storm expires the surplus lazily (at a trigger, or every 100 tuples); expiring
@@ -42,18 +45,6 @@ class CountEvictionPolicy(EvictionPolicy):
         surplus = len(self._buffer) - self.threshold
         if surplus > 0:
             self._buffer.pop_front(surplus, self.expired)
-        return True
-
-    def _hold_all(self, events: list[Event[Any]]) -> None:
-        if isinstance(self._buffer, BlockBuffer):  # one block of events, not one per event
-            self._buffer.insert_all(events)
-        else:
-            super()._hold_all(events)
-
-    def _hold_block(self, block: Block, ts: Any) -> bool:
-        if not isinstance(self._buffer, BlockBuffer):
-            return False
-        self._buffer.insert_rows(block, ts)
         return True
 
     def scan(self) -> WindowScan:

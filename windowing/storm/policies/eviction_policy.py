@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from windowing.storm.block_buffer import BlockBuffer
 from windowing.storm.blocks import Block
 from windowing.storm.event import Event, seq_key
 from windowing.storm.expired import Expired
@@ -211,3 +212,25 @@ def sliding_count_timestamps(
             if seen % count == 0:
                 out.append(largest)
     return out
+
+
+class BufferedEvictionPolicy(EvictionPolicy):
+    """An eviction policy over ``self._buffer`` that restores into a :class:`BlockBuffer` as blocks.
+
+    Restored events go in as one block, and restored columnar blocks as arrays,
+    when the buffer is a ``BlockBuffer``; otherwise as the base policy holds them.
+    """
+
+    _buffer: Any
+
+    def _hold_all(self, events: list[Event[Any]]) -> None:
+        if isinstance(self._buffer, BlockBuffer):  # one block of events, not one per event
+            self._buffer.insert_all(events)
+        else:
+            super()._hold_all(events)
+
+    def _hold_block(self, block: Block, ts: Any) -> bool:
+        if not isinstance(self._buffer, BlockBuffer):
+            return False
+        self._buffer.insert_rows(block, ts)
+        return True

@@ -10,13 +10,17 @@ from windowing.storm.event import Event, seq_key, ts_key, ts_seq_key
 from windowing.storm.event_buffer import BufferFactory, EventBuffer
 from windowing.storm.membership import TimeRange
 from windowing.storm.policies.eviction_context import EvictionContext
-from windowing.storm.policies.eviction_policy import EvictionPolicy, WindowScan, sliding_count_timestamps
+from windowing.storm.policies.eviction_policy import (
+    BufferedEvictionPolicy,
+    WindowScan,
+    sliding_count_timestamps,
+)
 
 # Storm widens the very first processing-time window to hold every tuple so far.
 _FIRST_WINDOW_DELTA = 2**31 - 1
 
 
-class TimeEvictionPolicy(EvictionPolicy):
+class TimeEvictionPolicy(BufferedEvictionPolicy):
     """The window at reference time R holds the tuples with ``R - L < ts <= R``.
 
     A tuple with ``ts <= R - L`` expires; one with ``ts > R`` waits for a later
@@ -51,18 +55,6 @@ class TimeEvictionPolicy(EvictionPolicy):
         if not self._hold_block(block, ts):
             return False
         self._next_seq = max(self._next_seq, block.last_seq + 1)
-        return True
-
-    def _hold_all(self, events: list[Event[Any]]) -> None:
-        if isinstance(self._buffer, BlockBuffer):  # one block of events, not one per event
-            self._buffer.insert_all(events)
-        else:
-            super()._hold_all(events)
-
-    def _hold_block(self, block: Block, ts: Any) -> bool:
-        if not isinstance(self._buffer, BlockBuffer):
-            return False
-        self._buffer.insert_rows(block, ts)
         return True
 
     def set_context(self, context: EvictionContext) -> None:
