@@ -9,7 +9,7 @@ run. A bolt class can supply its own task type by defining ``create_task``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from bolts.base_bolt import BaseBolt
@@ -91,6 +91,18 @@ class BoltTask(ABC):
     def accepts_watermarks(self) -> bool:
         """Whether :meth:`advance_watermark` may be called (processing-time windows refuse watermarks)."""
         return True
+
+    def event_time_maxima(self) -> dict[tuple[str, str], int] | None:
+        """The largest event time tracked per input stream when the task's watermark spans its bolt's tasks, else None.
+
+        A task with Spark's watermark (``with_spark_semantics``) reports these
+        after each batch; the executor combines every task's into what each is
+        given, with :meth:`observe_event_times`, before the next batch ends.
+        """
+        return None
+
+    def observe_event_times(self, maxima: Mapping[tuple[str, str], int]) -> None:  # noqa: B027 - most tasks ignore it
+        """Take the largest event times the bolt's tasks saw before this batch (see :meth:`event_time_maxima`)."""
 
     @abstractmethod
     def close(self) -> None:

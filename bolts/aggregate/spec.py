@@ -17,6 +17,7 @@ OUTPUT_FIELDS = ("key", "window_start", "window_end", "value", "timestamp", "pan
 TIMESTAMP_COMBINERS = ("end_of_window", "earliest", "latest")
 CLOSING_BEHAVIORS = ("fire_if_non_empty", "fire_always")  # Beam's Window.ClosingBehavior; the first is the default
 ON_TIME_BEHAVIORS = ("fire_always", "fire_if_non_empty")  # Beam's Window.OnTimeBehavior; the first is the default
+WATERMARK_POLICIES = ("min", "max")  # Spark's spark.sql.streaming.multipleWatermarkPolicy; the first is its default
 RETRACTION_FIELD = "is_retraction"
 
 
@@ -29,6 +30,9 @@ class AggregateSpec:
     ``allowed_lateness_ms`` is the lateness horizon: a tuple whose windows all
     end at or before ``watermark - allowed_lateness`` is dropped, and a window's
     state is deleted once the watermark reaches ``end + allowed_lateness``.
+    ``spark_watermark_policy``: None for squall's own watermark rules, or
+    ``"min"``/``"max"`` for Spark's (``with_spark_semantics``), combining the
+    inputs' watermarks as Spark's multiple-watermark policy does.
     """
 
     aggregator: Any
@@ -46,6 +50,7 @@ class AggregateSpec:
     watermark_interval_ms: int = 1000
     fire_only_updated: bool = False
     late_tuple_stream: str | None = None
+    spark_watermark_policy: str | None = None
     # The Fields of the last tuple whose fields passed the aggregator's check (tuples of one stream share theirs).
     _fields_checked: list[Any] = field(default_factory=lambda: [None], init=False, compare=False, repr=False)
 
@@ -53,6 +58,11 @@ class AggregateSpec:
     def merging(self) -> bool:
         """Whether windows merge (sessions): triggers then run as Beam's do with a merging ``WindowFn``."""
         return isinstance(self.assigner, Sessions)
+
+    @property
+    def spark_semantics(self) -> bool:
+        """Whether the watermark, lateness and firing follow Spark's windowed aggregation (``with_spark_semantics``)."""
+        return self.spark_watermark_policy is not None
 
     @property
     def time_difference(self) -> TimeDifferenceWindows | None:

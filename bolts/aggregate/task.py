@@ -29,7 +29,7 @@ batch id, as the Spark executor does after every batch.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
@@ -99,7 +99,8 @@ class AggregateTask(BoltTask):
         self.output_streams = bolt.output_streams(component)
         self.clock = ManualClock(start_time_ms)
         self.timers = PeriodicTimers(self.clock)
-        self.marks = InputWatermarks(self.input_streams, self.spec.lag_ms)
+        self.marks = InputWatermarks(self.input_streams, self.spec.lag_ms, self.spec.spark_watermark_policy or "min")
+        self._spark = self.spec.spark_semantics
         self.table = WindowTable(self.spec)
         self.emitter = PaneEmitter(self.spec, self._emit_pane)
         self.dirty: dict[WindowId, None] = {}
@@ -137,7 +138,8 @@ class AggregateTask(BoltTask):
             self.component, self.task_index, self.parallelism, self.input_streams, self.output_streams
         )
         self.bolt.prepare({**conf, **self.bolt.get_component_configuration()}, context, self.collector)
-        self.timers.every(self.spec.watermark_interval_ms, self._on_watermark_timer)
+        if not self._spark:  # Spark's watermark moves only at the end of a batch
+            self.timers.every(self.spec.watermark_interval_ms, self._on_watermark_timer)
         if self.store is not None:
             self.table.track_changes()
             saved = load(self.store, check=check_version)
@@ -146,9 +148,15 @@ class AggregateTask(BoltTask):
                 self._restore_table(saved.windows, saved.buckets, saved.system)
 
     def close(self) -> None:
-        """End of input: the watermark goes to the end of time, every window fires and is collected."""
+        """End of input: the watermark goes to the end of time, every window fires and is collected.
+
+        With Spark's rules, what Spark does when the input is drained: one batch
+        with no data, whose watermark takes in the last batch's event times; the
+        windows it has not passed neither fire nor go (Spark's state store keeps
+        them for the next run).
+        """
         self._close_batch()
-        self._move_watermark(END_OF_TIME)
+        self._move_watermark(self.marks.spark_watermark() if self._spark else END_OF_TIME)
         self.bolt.cleanup()
 
     # Input --------------------------------------------------------------------------------------
@@ -313,11 +321,25 @@ class AggregateTask(BoltTask):
 
         The watermark moves after the batch's triggers are consulted, exactly as
         the interval timer would move it if it fired right after the batch: the
-        windows it completes fire in this batch.
+        windows it completes fire in this batch. With Spark's rules it moves to
+        what the batches *before* this one saw (over every task, see
+        :meth:`observe_event_times`), and this batch's times count from the next.
         """
         self._close_batch()
-        if self.watermark_at_batch_end:
+        if self._spark:
+            self._move_watermark(self.marks.spark_watermark())
+            self.marks.publish_seen()
+        elif self.watermark_at_batch_end:
             self._on_watermark_timer(self.clock.now())
+
+    def event_time_maxima(self) -> dict[tuple[str, str], int] | None:
+        """With Spark's rules, the largest event time this task tracked per input stream (else None)."""
+        return self.marks.maxima() if self._spark else None  # type: ignore[return-value]
+
+    def observe_event_times(self, maxima: Mapping[tuple[str, str], int]) -> None:
+        """With Spark's rules, take the largest event times the bolt's tasks saw before this batch."""
+        if self._spark:
+            self.marks.observe(maxima)
 
     def _close_batch(self) -> None:
         """Place the batch's held session tuples, then consult every window the batch touched, in first-touch order."""

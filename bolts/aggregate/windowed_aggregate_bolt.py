@@ -26,6 +26,7 @@ from bolts.aggregate.spec import (
     ON_TIME_BEHAVIORS,
     OUTPUT_FIELDS,
     TIMESTAMP_COMBINERS,
+    WATERMARK_POLICIES,
     AggregateSpec,
 )
 from bolts.base_bolt import BaseBolt
@@ -76,6 +77,7 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
                 raise ValueError(msg)
         self._spec = AggregateSpec(aggregator, key_fields)
         self._lateness_set = False
+        self._interval_set = False
 
     @property
     def spec(self) -> AggregateSpec:
@@ -145,6 +147,38 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
         """
         return self._set(on_time_behavior=_choice("with_on_time_behavior", "behavior", behavior, ON_TIME_BEHAVIORS))
 
+    def with_spark_semantics(self, multiple_watermark_policy: str = "min") -> Self:
+        """Spark's watermark, lateness and firing rules, so the bolt gives what ``groupBy(window(...))`` gives.
+
+        What changes, each as Spark's streaming aggregation does it (append mode):
+
+        - the watermark moves once per micro-batch, at its end, to the largest
+          event time seen *before* that batch minus the lag
+          (``withWatermark(col, lag)``), over every task of the bolt, never back;
+        - a tuple is late when its window ends at or before the watermark of the
+          batch before (Spark's late-row rule since 3.4), so a batch may still add
+          rows to a window that its own watermark then closes;
+        - at the end of a batch, every window whose end the watermark reached
+          fires (with the default trigger, once, with all its rows: append mode),
+          and its state is dropped;
+        - at the end of input (``close()``, the shutdown flush) the bolt does what
+          Spark does when its input is drained: one batch with no data, which
+          fires the windows the last batch's event times close; the others stay
+          in the store for the next run, as in Spark's state store.
+
+        ``multiple_watermark_policy``: how the watermarks of several input streams
+        combine, as ``spark.sql.streaming.multipleWatermarkPolicy``: ``"min"``
+        (Spark's default; an input that has seen nothing holds it at 0) or ``"max"``.
+        Needs ``with_timestamp_field`` or ``with_timestamp_extractor`` (Spark's
+        watermark needs an event-time column); ``with_watermark_interval`` does not
+        apply. Triggers, accumulation modes and allowed lateness still work: the
+        default trigger gives append mode; ``Repeatedly(AfterCount(1))`` with
+        ``ACCUMULATING`` and ``with_on_time_behavior("fire_if_non_empty")`` gives
+        update mode.
+        """
+        return self._set(spark_watermark_policy=_choice(
+            "with_spark_semantics", "multiple_watermark_policy", multiple_watermark_policy, WATERMARK_POLICIES))
+
     def fire_only_updated_panes(self) -> Self:
         """Skip a pane whose value equals the window's last emitted value (the window keeps its data)."""
         return self._set(fire_only_updated=True)
@@ -152,6 +186,8 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
     # Event time: with_timestamp_field, with_timestamp_extractor, with_lag, with_watermark_interval and
     # with_late_tuple_stream come from EventTimeOptions.
     def _set_option(self, setting: str, value: Any) -> Self:
+        if setting == "watermark_interval":
+            self._interval_set = True
         if setting in ("lag", "watermark_interval"):  # the spec keeps milliseconds
             return self._set(**{f"{setting}_ms": value.value})
         return self._set(**{setting: value})
@@ -173,6 +209,19 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
                 )
                 raise ValueError(msg)
             spec = replace(spec, allowed_lateness_ms=grace)
+        if spec.spark_semantics:
+            if spec.timestamp_field is None and spec.timestamp_extractor is None:
+                msg = (
+                    f"with_spark_semantics: Spark's watermark needs an event-time column{who}; call "
+                    "with_timestamp_field(...) or with_timestamp_extractor(...)"
+                )
+                raise ValueError(msg)
+            if self._interval_set:
+                msg = (
+                    f"with_watermark_interval: Duration({spec.watermark_interval_ms}) contradicts "
+                    f"with_spark_semantics(){who}, whose watermark moves once per micro-batch; drop one of them"
+                )
+                raise ValueError(msg)
         if spec.late_tuple_stream == "default":
             msg = f"with_late_tuple_stream: 'default' is the pane stream{who}; choose another name"
             raise ValueError(msg)

@@ -71,6 +71,9 @@ class WindowTable:
         self.changes: TableChanges | None = None
         self.schedule = WindowSchedule(self.windows, spec.allowed_lateness_ms)
         self._sessions = isinstance(spec.assigner, Sessions)
+        # Sessions that only touch merge under Spark's rules (session_window), not under Beam's: the comparisons
+        # of session bounds reach one millisecond further.
+        self._touching = 1 if spec.spark_semantics else 0
         self._ordered_starts = spec.time_difference is not None
         # Only sessions and time-difference windows look a key's windows up by Window (by_key); the others
         # find them by id in `windows`.
@@ -236,7 +239,7 @@ class WindowTable:
             return Placement([])
         proto = self._planned(key, proto)
         mine = self.by_key.get(key, {})
-        merged, absorbed = Sessions.merge_with(proto, self._sessions_overlapping(key, proto))
+        merged, absorbed = Sessions.merge_with(proto, self._sessions_overlapping(key, proto), self._touching == 1)
         if absorbed == [merged]:
             return Placement([mine[merged]])  # the proto-session fits in an open session
         closed = mine.get(merged)
@@ -271,7 +274,7 @@ class WindowTable:
                 found = protos.setdefault(key, set())
                 found.add(proto)
                 found.update(self._sessions_overlapping(key, proto))
-        self.session_plan = {key: _merged_runs(found) for key, found in protos.items()}
+        self.session_plan = {key: _merged_runs(found, self._touching) for key, found in protos.items()}
 
     def _planned(self, key: Key, proto: Window) -> Window:
         """The merged session of this batch's plan that holds ``proto`` (``proto`` itself without a plan)."""
@@ -287,9 +290,10 @@ class WindowTable:
         # Sessions never overlap, so sorted by start they are sorted by end too: the ones that
         # start before proto ends form a prefix, and those of them that end after proto starts
         # are its tail.
-        hi = bisect_left(sessions, proto.end, key=lambda w: w.start)
+        reach = self._touching
+        hi = bisect_left(sessions, proto.end + reach, key=lambda w: w.start)
         lo = hi
-        while lo > 0 and sessions[lo - 1].end > proto.start:
+        while lo > 0 and sessions[lo - 1].end + reach > proto.start:
             lo -= 1
         return sessions[lo:hi]
 
@@ -465,11 +469,11 @@ def _inherited(tup: Any) -> Window:
     return Window(int(tup["window_start"]), int(tup["window_end"]))
 
 
-def _merged_runs(windows: set[Window]) -> list[Window]:
-    """The spans of the overlapping runs of ``windows`` (touching is not overlapping), sorted by start."""
+def _merged_runs(windows: set[Window], reach: int = 0) -> list[Window]:
+    """The spans of the overlapping runs of ``windows`` (touching overlaps only with ``reach`` 1), sorted by start."""
     runs: list[Window] = []
     for w in sorted(windows, key=lambda w: (w.start, w.end)):
-        if runs and w.start < runs[-1].end:
+        if runs and w.start < runs[-1].end + reach:
             runs[-1] = runs[-1].span(w)
         else:
             runs.append(w)

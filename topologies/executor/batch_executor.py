@@ -128,8 +128,9 @@ class BatchExecutor(FlushingExecutor):
             # From here the placement may have run part of the batch: if it fails, Spark runs it again.
             self.stats.last_batch_id, self.stats.last_time_ms = batch_id, now
             start = self.counters_store.start_of(batch_id)
-            result = self.placement.run_batch(batch_id, source, now, start, self.sinks)
-            self.counters_store.commit(batch_id, start, result.counters)
+            times = self.counters_store.event_times_of(batch_id)
+            result = self.placement.run_batch(batch_id, source, now, start, self.sinks, times)
+            self.counters_store.commit(batch_id, start, result.counters, times, result.event_times)
             self.outputs.write(batch_id, result.outputs)
             if batch_id in self.stats.rows_per_batch:  # a completed batch run again counts once
                 self.stats.batches -= 1
@@ -163,7 +164,8 @@ class BatchExecutor(FlushingExecutor):
 
     def _close_after(self, last: int) -> list[Output]:
         now = self.clock.time_of(last, None)
-        return self.placement.close_after(last, now, self.counters_store.at_end(), self.sinks).outputs
+        return self.placement.close_after(last, now, self.counters_store.at_end(), self.sinks,
+                                          self.counters_store.event_times_at_end()).outputs
 
 
 class DriverExecutor(BatchExecutor):

@@ -177,18 +177,25 @@ class TaskStatus:
     tuples_out: int
     counters: tuple[tuple[str, str, int], ...]  # (stream, bolt, counter at the end)
     types: tuple[tuple[str, str], ...] = ()  # (kept stream, the DDL of the types its values showed)
+    event_times: tuple[tuple[str, str, int], ...] | None = None  # (component, stream, largest event time)
 
     def pack(self) -> bytes:
         """The status as bytes."""
+        times = None if self.event_times is None else [list(t) for t in self.event_times]
         return pack_value([self.task, self.watermark, self.fired, self.late, self.state_bytes, self.tuples_in,
-                           self.tuples_out, [list(c) for c in self.counters], [list(t) for t in self.types]])
+                           self.tuples_out, [list(c) for c in self.counters], [list(t) for t in self.types], times])
 
     @classmethod
     def unpack(cls, data: bytes) -> TaskStatus:
         """The status :meth:`pack` made ``data`` from."""
-        task, watermark, fired, late, written, tuples_in, tuples_out, counters, types = unpack_value(data)
+        task, watermark, fired, late, written, tuples_in, tuples_out, counters, types, times = unpack_value(data)
         return cls(task, watermark, fired, late, written, tuples_in, tuples_out,
-                   tuple((s, b, n) for s, b, n in counters), tuple((s, t) for s, t in types))
+                   tuple((s, b, n) for s, b, n in counters), tuple((s, t) for s, t in types),
+                   None if times is None else tuple((c, s, ts) for c, s, ts in times))
+
+    def event_time_maxima(self) -> dict[tuple[str, str], int] | None:
+        """The task's largest event times per input stream (None when it keeps none)."""
+        return None if self.event_times is None else {(c, s): ts for c, s, ts in self.event_times}
 
 
 def run_task_group(
@@ -231,8 +238,10 @@ def run_task_group(
     for stream, rows in kept.items():
         chunks.add(KEPT, task, component, task, stream, order, pack_value(rows))
         types.append((stream, shown_types(spec.kept[stream], rows)))
+    times = None if result.event_times is None else tuple((c, s, ts) for (c, s), ts in result.event_times.items())
     status = TaskStatus(task, result.watermark, result.fired, result.late, result.state_bytes, len(batch),
-                        len(result.emissions), tuple((s, b, n) for (_, _, s, b), n in moved.items()), tuple(types))
+                        len(result.emissions), tuple((s, b, n) for (_, _, s, b), n in moved.items()), tuple(types),
+                        times)
     chunks.add(STATUS, task, component, task, "", order, status.pack())
     return chunks.table()
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from bolts import BoltTask
 from bolts.task_input import TaskInput
 from topologies.executor.batch_layout import SpoutBatch, SpoutStreams
+from topologies.executor.event_times import EventTimes, gather
 from topologies.executor.routing import CounterKey, RoutingTable
 from topologies.executor.stored import BackendStores, TaskStore, build_stored, run_stored
 from topologies.executor.tasks import BuiltTask, lowest_watermark, run_task, takes_watermarks
@@ -182,6 +183,7 @@ class TopologyRuntime:
         self.fired_by_bolt: dict[str, int] = {}
         self.bolt_metrics: dict[str, BoltMetrics] = {}  # each bolt's figures in the last batch run
         self.closed = False
+        self.event_times: EventTimes = {}  # what the last batch ended with (topologies.executor.event_times)
         self.tasks: dict[str, list[TaskSlot]] = {
             bid: [self._slot(bid, i) for i in range(topology.bolts[bid].parallelism)] for bid in topology.order
         }
@@ -208,8 +210,12 @@ class TopologyRuntime:
             for slot in slots:
                 self.tasks[bid][slot.index] = self._slot(bid, slot.index)
 
-    def run_batch(self, batch_id: int, spout_rows: Mapping[str, SpoutData] | SpoutBatch, now_ms: int) -> list[Output]:
+    def run_batch(self, batch_id: int, spout_rows: Mapping[str, SpoutData] | SpoutBatch, now_ms: int,
+                  event_times: EventTimes | None = None) -> list[Output]:
         """Move one batch through the bolts at processing time ``now_ms``; returns the outputs, in emission order.
+
+        ``event_times``: the bolts' largest event times the batch starts with;
+        :attr:`event_times` holds what it ends with (:mod:`topologies.executor.event_times`).
 
         Each spout's rows (or Arrow table) become tuples on its stream, in row order; then each bolt,
         upstream first, runs every task (in task order) on the tuples routed to it,
@@ -220,18 +226,21 @@ class TopologyRuntime:
         self._fired_before = self.windows_fired
         self.bolt_metrics = {}
         route_spouts(self.router, self.topology, spout_rows)
+        start = event_times or {}
+        self.event_times = {bid: dict(seen) for bid, seen in start.items()}
         for bid in self.topology.order:
-            self.bolt_metrics[bid] = self._run_bolt(bid, batch_id, now_ms)
+            self.bolt_metrics[bid] = self._run_bolt(bid, batch_id, now_ms, start.get(bid))
+            gather(self.event_times, bid, (s.task.event_time_maxima() for s in self.tasks[bid]))
         return self.router.take_outputs()
 
-    def _run_bolt(self, bid: str, batch_id: int, now_ms: int) -> BoltMetrics:
+    def _run_bolt(self, bid: str, batch_id: int, now_ms: int, event_times: Mapping[Any, int] | None) -> BoltMetrics:
         started, fired_before = time.perf_counter(), self.fired_by_bolt.get(bid, 0)
         watermark = self.upstream_watermark(bid)
         tuples_in = tuples_out = late = written = 0
         for slot in self.tasks[bid]:
             queued = self.router.take(bid, slot.index)
             late_before, bytes_before = slot.task.late_tuples, slot.store.bytes_written
-            emissions, current = run_stored(slot.built, slot.store, batch_id, queued, now_ms, watermark)
+            emissions, current = run_stored(slot.built, slot.store, batch_id, queued, now_ms, watermark, event_times)
             tuples_in, tuples_out = tuples_in + len(queued), tuples_out + len(emissions)
             late += max(0, slot.task.late_tuples - late_before)
             written += slot.store.bytes_written - bytes_before
@@ -248,12 +257,15 @@ class TopologyRuntime:
         for stream, values in emissions:
             self.router.route(slot.component, slot.index, stream, values)
 
-    def close(self) -> list[Output]:
-        """End of input: each bolt, upstream first, takes what is queued, the final watermark, then closes."""
+    def close(self, event_times: EventTimes | None = None) -> list[Output]:
+        """End of input: each bolt, upstream first, takes what is queued, the final watermark, then closes.
+
+        ``event_times``: the bolts' largest event times the last batch ended with.
+        """
         for bid in self.topology.order:
             watermark = self.upstream_watermark(bid)
             for slot in self.tasks[bid]:
-                run_task(slot.task, self.router.take(bid, slot.index), None, watermark)
+                run_task(slot.task, self.router.take(bid, slot.index), None, watermark, (event_times or {}).get(bid))
                 slot.task.close()
                 self._route(slot, slot.built.sink.take())
         self.closed = True

@@ -23,6 +23,7 @@ from bolts.instance_fields import FIELD_PREFIX, InstanceFields
 from bolts.task_input import TaskInput
 from state_backends import Namespace, StateBackend, decode, encode
 from state_backends.base import check_namespace
+from topologies.executor.event_times import EventTimes, from_rows, to_rows
 from topologies.executor.routing import CounterKey
 from topologies.executor.tasks import BuiltTask, build_task, run_task
 from topologies.executor.wire import Emission, decode_emissions, encode_emissions
@@ -146,7 +147,7 @@ def resume(built: BuiltTask, store: TaskStore) -> None:
 
 def run_stored(
     built: BuiltTask, store: TaskStore, batch_id: int, batch: TaskInput, now_ms: int | None,
-    watermark: int | None,
+    watermark: int | None, event_times: Mapping[tuple[str, str], int] | None = None,
 ) -> tuple[list[Emission], bool]:
     """Run a stored task on batch ``batch_id`` and commit it; returns its emissions and whether it is current.
 
@@ -163,7 +164,7 @@ def run_stored(
         return store.committed_outputs(), True
     task, emitted = built.task, built.sink.items
     emitted.clear()
-    run_task(task, batch, now_ms, watermark)
+    run_task(task, batch, now_ms, watermark, event_times)
     out = list(emitted)
     emitted.clear()
     if not commit_task(task, built.fields, store, batch_id, {OUTPUTS_KEY: encode_emissions(out)}):
@@ -203,7 +204,12 @@ def _commit(task: BoltTask, store: TaskStore, batch_id: int) -> bool:
 
 
 class RouterCounters:
-    """The shuffle counters at the start and the end of the last committed batch, in ``<topology>/__router``."""
+    """The shuffle counters at the start and the end of the last committed batch, in ``<topology>/__router``.
+
+    Beside them, in the same commit, the bolts' largest event times the batch
+    started and ended with (:mod:`topologies.executor.event_times`), when a
+    bolt keeps Spark's watermark.
+    """
 
     def __init__(self, backend: StateBackend, topology: str) -> None:
         self.namespace = backend.namespace(namespace_name(topology, ROUTER))
@@ -227,13 +233,31 @@ class RouterCounters:
         """The counters the last committed batch ended with (what the shutdown flush starts from)."""
         return self._read(b"after")
 
+    def event_times_of(self, batch_id: int) -> EventTimes:
+        """The event times to start ``batch_id`` with: the ones it started with before, if it was committed."""
+        committed = self.namespace.committed_batch_id()
+        return self._read_times(b"times_before" if committed == batch_id else b"times_after")
+
+    def event_times_at_end(self) -> EventTimes:
+        """The event times the last committed batch ended with."""
+        return self._read_times(b"times_after")
+
+    def _read_times(self, key: bytes) -> EventTimes:
+        data = self.namespace.get(key)
+        return {} if data is None else from_rows(decode(data))
+
     def _read(self, key: bytes) -> dict[CounterKey, int]:
         data = self.namespace.get(key)
         return {} if data is None else {(c, t, s, b): n for c, t, s, b, n in decode(data)}
 
-    def commit(self, batch_id: int, start: Mapping[CounterKey, int], end: Mapping[CounterKey, int]) -> None:
-        """Record the counters ``batch_id`` started and ended with (nothing if it is committed already)."""
-        self.namespace.commit(batch_id, {b"before": _pack_counters(start), b"after": _pack_counters(end)})
+    def commit(self, batch_id: int, start: Mapping[CounterKey, int], end: Mapping[CounterKey, int],
+               times_start: EventTimes | None = None, times_end: EventTimes | None = None) -> None:
+        """Record the counters (and event times) ``batch_id`` started and ended with (nothing if committed already)."""
+        puts = {b"before": _pack_counters(start), b"after": _pack_counters(end)}
+        if times_start or times_end:
+            puts[b"times_before"] = encode(to_rows(times_start or {}))
+            puts[b"times_after"] = encode(to_rows(times_end or {}))
+        self.namespace.commit(batch_id, puts)
 
 
 def _pack_counters(counters: Mapping[CounterKey, int]) -> bytes:

@@ -74,8 +74,13 @@ def takes_watermarks(task: BoltTask) -> bool:
     return task.accepts_watermarks
 
 
-def run_task(task: BoltTask, batch: TaskInput, now_ms: int | None, watermark: int | None) -> None:
+def run_task(task: BoltTask, batch: TaskInput, now_ms: int | None, watermark: int | None,
+             event_times: Mapping[tuple[str, str], int] | None = None) -> None:
     """Run one task on one batch: move time to ``now_ms``, execute the tuples, end the batch, take the watermark.
+
+    ``event_times``: the largest event times the bolt's tasks saw before this
+    batch, given to the task before the batch ends (Spark's shared watermark,
+    :mod:`topologies.executor.event_times`).
 
     Python's cyclic garbage collector waits until the batch is done: a batch
     adds hundreds of thousands of long-lived objects to the windows, and a
@@ -86,6 +91,8 @@ def run_task(task: BoltTask, batch: TaskInput, now_ms: int | None, watermark: in
             task.advance_to(now_ms)
         if len(batch):
             task.execute_batch(batch)
+        if event_times:
+            task.observe_event_times(event_times)
         task.end_batch()
         if watermark is not None and takes_watermarks(task):
             task.advance_watermark(watermark)

@@ -50,6 +50,7 @@ class StageSpec:
     watermark: int | None
     closing: bool = False
     kept: Mapping[str, StreamTypes] = field(default_factory=dict)  # this bolt's streams a sink keeps, and their types
+    event_times: Mapping[tuple[str, str], int] = field(default_factory=dict)  # the bolt's, as the batch starts
 
 
 class FiredCounter:
@@ -81,6 +82,7 @@ class TaskResult:
     fired: int
     late: int
     state_bytes: int = 0
+    event_times: Mapping[tuple[str, str], int] | None = None  # the task's largest event times, with Spark's watermark
 
 
 _BACKENDS: dict[str, StateBackend] = {}
@@ -105,19 +107,21 @@ def run_one(spec: StageSpec, index: int, batch: TaskInput) -> TaskResult:
     task = built.task
     fired.count, late_before, bytes_before = 0, task.late_tuples, cached.store.bytes_written
     if spec.closing:
-        run_task(task, batch, None, spec.watermark)
+        run_task(task, batch, None, spec.watermark, spec.event_times)
         task.close()
         emissions = built.sink.take()
     else:
         if spec.batch_id is None:
             msg = "run_one: a stage that is not closing needs a batch id"
             raise ValueError(msg)
-        emissions, current = run_stored(built, cached.store, spec.batch_id, batch, spec.now_ms, spec.watermark)
+        emissions, current = run_stored(built, cached.store, spec.batch_id, batch, spec.now_ms, spec.watermark,
+                                        spec.event_times)
         if current:  # a task whose attempt lost to another's commit is rebuilt from the store next time
             cached.committed = spec.batch_id
             _TASKS[key] = cached
     written = cached.store.bytes_written - bytes_before
-    return TaskResult(emissions, task.watermark, fired.count, max(0, task.late_tuples - late_before), written)
+    return TaskResult(emissions, task.watermark, fired.count, max(0, task.late_tuples - late_before), written,
+                      task.event_time_maxima())
 
 
 def _build(spec: StageSpec, index: int, store: TaskStore) -> _Cached:

@@ -17,7 +17,9 @@ class Sessions(WindowAssigner):
     session just joins it; one overlapping one session extends it; one
     overlapping several sessions merges them all. Windows that only touch
     (``a.end == b.start``) stay apart, so two tuples exactly ``gap`` apart are in
-    different sessions. The result does not depend on arrival order.
+    different sessions (Beam's rule); with ``touching`` they merge (Spark's
+    ``session_window``, chosen by ``with_spark_semantics``). The result does not
+    depend on arrival order.
     """
 
     gap: Duration
@@ -33,14 +35,16 @@ class Sessions(WindowAssigner):
         return [Window(ts, ts + self.gap_ms)]
 
     @staticmethod
-    def merge_with(proto: Window, existing: Iterable[Window]) -> tuple[Window, list[Window]]:
+    def merge_with(proto: Window, existing: Iterable[Window], touching: bool = False) -> tuple[Window, list[Window]]:
         """The session ``proto`` ends up in, and the existing sessions merged into it.
 
         Existing sessions never overlap each other, so one pass finds every
-        session the proto-session overlaps; the result spans all of them.
+        session the proto-session overlaps (or, with ``touching``, touches); the
+        result spans all of them.
         """
         merged = proto
-        absorbed = [w for w in existing if w.intersects(proto)]
+        reach = 1 if touching else 0
+        absorbed = [w for w in existing if w.start < proto.end + reach and proto.start < w.end + reach]
         for w in absorbed:
             merged = merged.span(w)
         return merged, absorbed

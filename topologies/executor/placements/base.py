@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from topologies.executor.event_times import EventTimes
 from topologies.executor.routing import CounterKey
 from topologies.executor.runtime import Output
 from topologies.metrics import BoltMetrics
@@ -37,13 +38,16 @@ class BatchResult:
 
     ``outputs``: the terminal outputs in emission order; ``rows``: the spout
     rows the batch held; ``counters``: the shuffle counters the batch ended
-    with; ``bolts``: each bolt's figures, in topological order.
+    with; ``bolts``: each bolt's figures, in topological order;
+    ``event_times``: the bolts' largest event times it ended with
+    (:mod:`topologies.executor.event_times`; empty unless a bolt keeps Spark's watermark).
     """
 
     outputs: list[Output]
     rows: int = 0
     counters: dict[CounterKey, int] = field(default_factory=dict)
     bolts: dict[str, BoltMetrics] = field(default_factory=dict)
+    event_times: EventTimes = field(default_factory=dict)
 
 
 class Placement(Protocol):
@@ -65,8 +69,10 @@ class Placement(Protocol):
         ...
 
     def run_batch(self, batch_id: int, source: Any, now_ms: int, start: Mapping[CounterKey, int],
-                  sinks: SinkDelivery | None = None) -> BatchResult:
+                  sinks: SinkDelivery | None = None, event_times: EventTimes | None = None) -> BatchResult:
         """Move batch ``batch_id`` through every bolt at processing time ``now_ms``, shuffles counting from ``start``.
+
+        ``event_times``: the bolts' largest event times the batch starts with.
 
         Each task commits its state with ``batch_id``; a task whose store holds
         ``batch_id`` already re-sends its committed emissions instead of running.
@@ -80,10 +86,11 @@ class Placement(Protocol):
         ...
 
     def close_after(self, last: int, now_ms: int, counters: Mapping[CounterKey, int],
-                    sinks: SinkDelivery | None = None) -> BatchResult:
+                    sinks: SinkDelivery | None = None, event_times: EventTimes | None = None) -> BatchResult:
         """End of input: close every task as the store holds it after batch ``last``; commits nothing.
 
-        ``sinks`` are given the flush's outputs (key ``"final"``).
+        ``sinks`` are given the flush's outputs (key ``"final"``); ``event_times``
+        the bolts' largest event times batch ``last`` ended with.
         """
         ...
 

@@ -25,11 +25,13 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from bolts.codecs.value_codec import unpack_value
 from topologies.executor.batch_layout import BatchLayout
+from topologies.executor.event_times import EventTimes, gather
 from topologies.executor.placements.base import BatchResult, CounterKey
 from topologies.executor.placements.kept_outputs import KeptOutputs
 from topologies.executor.routed import (
@@ -114,17 +116,17 @@ class DistributedPlacement:
         return table
 
     def run_batch(self, batch_id: int, source: Any, now_ms: int, start: Mapping[CounterKey, int],
-                  sinks: SinkDelivery | None = None) -> BatchResult:
+                  sinks: SinkDelivery | None = None, event_times: EventTimes | None = None) -> BatchResult:
         """Run the batch's stages, upstream first, then the sinks on the executors' frames."""
-        return self._run_stages(batch_id, source, now_ms, start, sinks)
+        return self._run_stages(batch_id, source, now_ms, start, sinks, event_times or {})
 
     def rewind(self, batch_id: int, last: int) -> None:
         """Nothing to forget: the tasks resume from their stores in every stage."""
 
     def close_after(self, last: int, now_ms: int, counters: Mapping[CounterKey, int],
-                    sinks: SinkDelivery | None = None) -> BatchResult:
+                    sinks: SinkDelivery | None = None, event_times: EventTimes | None = None) -> BatchResult:
         """Close every task in a stage of its own, on from where the last batch's shuffles ended."""
-        return self._run_stages(None, None, None, counters, sinks)
+        return self._run_stages(None, None, None, counters, sinks, event_times or {})
 
     def counters(self) -> tuple[int | None, int, int]:
         """The lowest task watermark (None if none has one), windows fired and late tuples, so far."""
@@ -132,14 +134,16 @@ class DistributedPlacement:
         return (min(marks) if marks else None), self.windows_fired, self.late_tuples
 
     def _run_stages(self, batch_id: int | None, source: Any, now: int | None,
-                    start: Mapping[CounterKey, int], sinks: SinkDelivery | None = None) -> BatchResult:
+                    start: Mapping[CounterKey, int], sinks: SinkDelivery | None = None,
+                    event_times: EventTimes | None = None) -> BatchResult:
         """Run the batch's stages (closing every task when ``batch_id`` is None): outputs in driver mode's order."""
         end: dict[CounterKey, int] = dict(start)
+        times = event_times or {}
         seen: set[str] = set()  # the kept streams some task emitted rows of
         outputs: list[tuple[str, int, str, list[Any]]] = []
         frames: dict[str, Any] = {}  # each component's frame; all spouts share one
         kept: list[Any] = []  # the frames persisted for later jobs, released when the batch ends
-        result = BatchResult([], counters=end)
+        result = BatchResult([], counters=end, event_times={bid: dict(seen) for bid, seen in times.items()})
         spouts = spout_rows = None
         try:
             if source is not None:
@@ -149,7 +153,8 @@ class DistributedPlacement:
                 frames.update(dict.fromkeys(self.topology.spouts, spouts))
                 kept += [spouts] if keep else []
             for bid in self.topology.order:
-                rows, forwarded = self._run_stage(bid, batch_id, now, start, frames, end, result, sinks, seen, kept)
+                rows, forwarded = self._run_stage(bid, batch_id, now, start, frames, end, result, sinks, seen, kept,
+                                                  times.get(bid, {}))
                 outputs.extend(rows)
                 spout_rows = forwarded if forwarded is not None else spout_rows
             if spouts is not None:  # computed by the first stage that read it: the spouts' outputs come first
@@ -172,9 +177,10 @@ class DistributedPlacement:
     def _run_stage(self, bid: str, batch_id: int | None, now: int | None, start: Mapping[CounterKey, int],
                    frames: dict[str, Any], end: dict[CounterKey, int], result: BatchResult,
                    sinks: SinkDelivery | None, seen: set[str], kept: list[Any],
+                   event_times: Mapping[tuple[str, str], int],
                    ) -> tuple[list[tuple[str, int, str, list[Any]]], Any]:
         """Run one bolt's stage; its outputs, and the spouts' driver rows when this stage brought them (else None)."""
-        spec = self._spec(bid, batch_id, now, sinks)
+        spec = replace(self._spec(bid, batch_id, now, sinks), event_times=dict(event_times))
         started = time.perf_counter()
         upstream = list({id(f): f for up in self.topology.upstream(bid) if (f := frames.get(up)) is not None}.values())
         spouts = next((frames[s] for s in self.topology.spouts if s in frames), None)
@@ -197,6 +203,7 @@ class DistributedPlacement:
             msg = f"stage {bid!r}: tasks {missing} gave no answer"
             raise RuntimeError(msg)
         self.marks[bid] = [s.watermark for s in statuses]
+        gather(result.event_times, bid, (s.event_time_maxima() for s in statuses))
         metrics = result.bolts[bid] = stage_metrics(statuses, (time.perf_counter() - started) * 1000)
         self.windows_fired += metrics.windows_fired
         self.late_tuples += metrics.late_tuples

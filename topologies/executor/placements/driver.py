@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from topologies.executor.batch_layout import BatchLayout
+from topologies.executor.event_times import EventTimes
 from topologies.executor.placements.base import BatchResult, CounterKey
 from topologies.executor.runtime import TopologyRuntime, count_rows
 from topologies.executor.stored import BackendStores
@@ -53,17 +54,17 @@ class DriverPlacement:
         return spout_rows
 
     def run_batch(self, batch_id: int, source: Any, now_ms: int, start: Mapping[CounterKey, int],
-                  sinks: SinkDelivery | None = None) -> BatchResult:
+                  sinks: SinkDelivery | None = None, event_times: EventTimes | None = None) -> BatchResult:
         """Run the batch through the runtime (built from the store when there is none, or after a flush)."""
         if self.runtime is None or self.runtime.closed:  # closed by a flush: the tasks sit at the end of time
             self.runtime = TopologyRuntime(self.topology, self.conf, now_ms, self.stores)
         self.runtime.router.counters = dict(start)
-        outputs = self.runtime.run_batch(batch_id, source, now_ms)
+        outputs = self.runtime.run_batch(batch_id, source, now_ms, event_times)
         self.last_run = batch_id
         if sinks is not None:
             sinks.write(sinks.held(batch_id, outputs))
         return BatchResult(outputs, count_rows(source), dict(self.runtime.router.counters),
-                           dict(self.runtime.bolt_metrics))
+                           dict(self.runtime.bolt_metrics), self.runtime.event_times)
 
     def rewind(self, batch_id: int, last: int) -> None:
         """Rebuild every task from its store; a batch before the last one run cannot be run again here."""
@@ -77,7 +78,7 @@ class DriverPlacement:
             self.runtime.reload()
 
     def close_after(self, last: int, now_ms: int, counters: Mapping[CounterKey, int],
-                    sinks: SinkDelivery | None = None) -> BatchResult:
+                    sinks: SinkDelivery | None = None, event_times: EventTimes | None = None) -> BatchResult:
         """Close the tasks in memory if they are the ones after ``last``, else tasks built from the store."""
         runtime = self.runtime
         if runtime is None or runtime.closed or self.last_run != last:
@@ -85,7 +86,7 @@ class DriverPlacement:
             runtime = TopologyRuntime(self.topology, self.conf, now_ms, self.stores)
             runtime.router.counters = dict(counters)
         self.runtime = runtime  # closed, it still answers counters(); a later batch rebuilds the tasks from the store
-        outputs = runtime.close()
+        outputs = runtime.close(event_times)
         if sinks is not None:
             sinks.write(sinks.held(FINAL, outputs))
         return BatchResult(outputs)

@@ -1,0 +1,125 @@
+"""squall's answer to :class:`Case` jobs: ``WindowedAggregateBolt`` sums and counts with ``with_spark_semantics()``.
+
+Many cases run in one topology (each its own spouts and bolts, so each its
+own watermark), read from the same files as Spark's queries, one file per batch
+and input. :func:`squall_windows` runs it with the ``availableNow`` trigger and
+gives each case's windows. Append mode is the default trigger; update mode is
+the documented recipe: ``Repeatedly(AfterCount(1))``, ``ACCUMULATING``, and the
+``"fire_if_non_empty"`` on-time behavior.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.spark_semantics.spark_side import Windows
+from tests.spark_semantics.streams import FIELDS, SCHEMA, Case
+
+
+def build_topology(cases: list[Case], root: Path, mode: str = "append") -> Any:
+    """One topology holding every case: spouts ``<case>i<n>``, bolts ``<case>sum`` and ``<case>cnt``."""
+    from squall import Duration, Fields, FileSpout, TopologyBuilder, WindowedAggregateBolt
+    from windowing import aggregators
+    from windowing.accumulation import AccumulationMode
+    from windowing.triggers import AfterCount, Repeatedly
+
+    builder = TopologyBuilder()
+    for case in cases:
+        spouts = []
+        for number in range(len(case.inputs)):
+            sid = f"{case.name}i{number}"
+            builder.set_spout(sid, FileSpout(root / case.name / f"in{number}", "parquet", FIELDS, schema=SCHEMA,
+                                             max_files_per_trigger=1))
+            spouts.append(sid)
+        for suffix, aggregator in (("sum", aggregators.sum("v")), ("cnt", aggregators.count())):
+            bolt = (WindowedAggregateBolt(aggregator, key_fields=("key",)).with_windows(assigner_of(case))
+                    .with_timestamp_field("ts").with_lag(Duration.milliseconds(case.delay_ms))
+                    .with_spark_semantics(case.policy))
+            if mode == "update":  # Spark's update mode: each batch emits the windows it changed, accumulated
+                bolt = (bolt.with_trigger(Repeatedly(AfterCount(1))).with_accumulation_mode(
+                    AccumulationMode.ACCUMULATING).with_on_time_behavior("fire_if_non_empty"))
+            declarer = builder.set_bolt(f"{case.name}{suffix}", bolt, parallelism=case.parallelism)
+            for sid in spouts:
+                declarer.fields_grouping(sid, Fields("key"))
+    return builder.create_topology()
+
+
+def assigner_of(case: Case) -> Any:
+    """The case's window as a squall assigner (Spark's ``window`` or ``session_window``)."""
+    from windowing import Duration
+    from windowing.assigners import FixedWindows, Sessions, SlidingWindows
+
+    size = Duration.milliseconds(case.size_ms)
+    if case.kind == "session":
+        return Sessions(size)
+    if case.kind == "sliding":
+        return SlidingWindows(size, Duration.milliseconds(case.slide_ms))
+    return FixedWindows(size)
+
+
+def windows_of(outputs: list[Any], cases: list[Case], mode: str = "append") -> dict[str, Windows]:
+    """Each case's windows from a run's outputs; in append mode, AssertionError when a window is emitted twice."""
+    values: dict[str, dict[tuple[str, int, int], list[int]]] = {}
+    for out in outputs:
+        if out.stream == "default":
+            key, start, end, value = out.values[:4]
+            values.setdefault(out.component, {}).setdefault((key, int(start), int(end)), []).append(int(value))
+    result = {}
+    for case in cases:
+        sums, counts = values.get(f"{case.name}sum", {}), values.get(f"{case.name}cnt", {})
+        if set(sums) != set(counts) or any(len(sums[w]) != len(counts[w]) for w in sums):
+            raise AssertionError(f"{case.name}: the sum and count bolts emitted different panes")
+        if mode == "append" and any(len(v) > 1 for v in sums.values()):
+            raise AssertionError(f"{case.name}: squall emitted a window twice: {sums}")
+        result[case.name] = {w: tuple(zip(sorted(sums[w]), sorted(counts[w]), strict=True)) for w in sums}
+    return result
+
+
+def squall_windows(spark: Any, cases: list[Case], root: Path, tag: str, placement: str = "driver",
+                   state: str = "memory://", mode: str = "append", fail_at: int | None = None) -> dict[str, Windows]:
+    """Run every case in one topology with ``availableNow``; each case's windows.
+
+    With ``fail_at``, the output sink fails batch ``fail_at`` once: the query
+    stops, is submitted again and resumes from its checkpoint and store (Spark
+    runs the failed batch again). Outputs are kept by batch key, as a sink must.
+    """
+    from squall import SparkRunner
+
+    kept: dict[Any, list[Any]] = {}
+    failed: list[int] = []
+
+    def on_output(key: Any, outputs: list[Any]) -> None:
+        if key == fail_at and not failed:
+            failed.append(key)
+            msg = f"the sink fails batch {key} once"
+            raise RuntimeError(msg)
+        kept[key] = list(outputs)
+
+    remote = getattr(spark, "is_remote", lambda: False)()
+    runner = SparkRunner(spark, mode=placement, state=state, checkpoint_location=root / "squall-ck" / tag,
+                         outputs_in_memory=None, on_output=None if remote else on_output)
+    topology = build_topology(cases, root, mode)
+    for attempt in range(2):
+        handle = runner.submit(f"diff-{tag}", topology, available_now=True)
+        try:
+            if not handle.await_termination(1800):
+                handle.stop()
+                raise AssertionError(f"squall's run {tag} did not end within 1800 s")
+        except AssertionError:
+            raise
+        except Exception:
+            if fail_at is None or attempt:
+                raise
+            handle.stop()
+            continue
+        handle.stop()
+        break
+    if fail_at is not None and not failed:
+        raise AssertionError(f"run {tag} never reached batch {fail_at}")
+    if remote:
+        outputs = handle.outputs()
+    else:
+        ordered = sorted(kept, key=lambda k: (k == "final", k if k != "final" else 0))
+        outputs = [o for k in ordered for o in kept[k]]
+    return windows_of(outputs, cases, mode)
