@@ -94,9 +94,19 @@ def _windows(spec: AggregateSpec, ts: np.ndarray) -> tuple[np.ndarray, np.ndarra
         window = assigner.assign(0)[0]
         return rows, np.full(len(ts), window.start, np.int64), np.full(len(ts), window.end, np.int64)
     if isinstance(assigner, FixedWindows):
-        starts = ts - np.remainder(ts, assigner.size_ms)
+        starts = ts - np.remainder(ts - assigner.offset_ms, assigner.size_ms)
         return rows, starts, starts + assigner.size_ms
-    period, size = assigner.period_ms, assigner.size_ms  # type: ignore[union-attr]
+    period, size, offset = assigner.period_ms, assigner.size_ms, assigner.offset_ms  # type: ignore[union-attr]
+    if offset:  # the windows of ts - offset, moved by offset
+        pair_rows, starts, ends = _pairs_from_epoch(ts - offset, period, size, rows)
+        return pair_rows, starts + offset, ends + offset
+    return _pairs_from_epoch(ts, period, size, rows)
+
+
+def _pairs_from_epoch(ts: np.ndarray, period: int, size: int, rows: np.ndarray) -> tuple[Any, Any, Any]:
+    """The (row, window start, window end) pairs of sliding windows that start at multiples of ``period``."""
+    import numpy as np
+
     last = ts - np.remainder(ts, period)
     per_row = size // period
     if size % period == 0 and per_row <= _FEW:  # every row is in size / period windows: no per-row counts

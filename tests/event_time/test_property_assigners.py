@@ -121,3 +121,23 @@ def test_time_difference_windows(recs, cut, d):
     for key, s, e in model:
         sets[key].add(frozenset(i for i, r in enumerate(recs) if r[0] == key and s <= r[1] < e))
     assert sum(len(v) for v in sets.values()) == len(model)
+
+
+@settings(max_examples=200, deadline=None)
+@given(size=st.integers(1, 30), data=st.data(), stamps=st.lists(st.integers(-200, 200), min_size=1, max_size=20))
+def test_offset_windows_are_the_epoch_aligned_ones_moved_by_the_offset(size, data, stamps):
+    import numpy as np
+
+    from bolts.aggregate.columnar import _windows
+
+    period = data.draw(st.integers(1, size))
+    fixed_offset, sliding_offset = data.draw(st.integers(0, size - 1)), data.draw(st.integers(0, period - 1))
+    for assigner, step, offset in ((FixedWindows(Duration(size), Duration(fixed_offset)), size, fixed_offset),
+                                   (SlidingWindows(Duration(size), Duration(period), Duration(sliding_offset)),
+                                    period, sliding_offset)):
+        model = sorted((i, s, s + size) for i, t in enumerate(stamps) for s in range(-300, 300)
+                       if (s - offset) % step == 0 and s <= t < s + size)
+        assigned = sorted((i, w.start, w.end) for i, t in enumerate(stamps) for w in assigner.assign(t))
+        rows, starts, ends = _windows(type("Spec", (), {"assigner": assigner})(), np.array(stamps, np.int64))
+        columnar = sorted(zip(rows.tolist(), starts.tolist(), ends.tolist(), strict=True))
+        assert assigned == model == columnar

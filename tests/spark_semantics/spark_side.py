@@ -41,7 +41,8 @@ def spark_windows(spark: Any, cases: list[Case], root: Path, tag: str, mode: str
             if case.kind == "session":
                 window = F.session_window("ts", f"{case.size_ms} milliseconds")
             else:
-                window = F.window("ts", f"{case.size_ms} milliseconds", f"{case.slide_ms} milliseconds")
+                window = F.window("ts", f"{case.size_ms} milliseconds", f"{case.slide_ms} milliseconds",
+                                  f"{case.offset_ms} milliseconds")
             name = f"spark_{tag}_{case.name}"
             queries[case.name] = (name, (
                 frame.groupBy(window.alias("w"), "key").agg(F.sum("v").alias("s"), F.count("v").alias("n"))

@@ -50,12 +50,12 @@ def assigner_of(case: Case) -> Any:
     from windowing import Duration
     from windowing.assigners import FixedWindows, Sessions, SlidingWindows
 
-    size = Duration.milliseconds(case.size_ms)
+    size, offset = Duration.milliseconds(case.size_ms), Duration.milliseconds(case.offset_ms)
     if case.kind == "session":
         return Sessions(size)
     if case.kind == "sliding":
-        return SlidingWindows(size, Duration.milliseconds(case.slide_ms))
-    return FixedWindows(size)
+        return SlidingWindows(size, Duration.milliseconds(case.slide_ms), offset)
+    return FixedWindows(size, offset)
 
 
 def windows_of(outputs: list[Any], cases: list[Case], mode: str = "append") -> dict[str, Windows]:

@@ -36,6 +36,7 @@ class Case:
     kind: str  # "tumbling", "sliding" or "session"
     size_ms: int  # the window size (tumbling, sliding) or the session gap
     slide_ms: int  # the slide (sliding); the size otherwise
+    offset_ms: int  # Spark's startTime (tumbling, sliding): below the slide
     delay_ms: int
     policy: str  # "min" or "max": Spark's spark.sql.streaming.multipleWatermarkPolicy
     parallelism: int  # the squall bolts' tasks (fields grouping on the key)
@@ -49,7 +50,8 @@ class Case:
     def describe(self) -> str:
         """The case in one line, for a failure message."""
         shape = {"tumbling": f"tumbling {self.size_ms} ms", "sliding": f"sliding {self.size_ms}/{self.slide_ms} ms",
-                 "session": f"session gap {self.size_ms} ms"}[self.kind]
+                 "session": f"session gap {self.size_ms} ms"}[self.kind] + (
+                     f" offset {self.offset_ms} ms" if self.offset_ms else "")
         batches = "/".join(str(len(b)) for b in self.inputs[0])
         return (f"seed {self.seed}: {shape}, delay {self.delay_ms} ms, {len(self.inputs)} input(s) policy "
                 f"{self.policy}, parallelism {self.parallelism}, rows per batch {batches}")
@@ -99,7 +101,11 @@ def random_case(seed: int, kinds: tuple[str, ...] = ("tumbling", "sliding", "ses
             frontier[number] += rng.choice([0, 500, 1000, 2000, 3000, 5000, 8000])
             per_batch.append(tuple(_row(rng, frontier[number], size, slide, delay) for _ in range(_count(rng))))
         data.append(tuple(per_batch))
-    return Case(seed, kind, size, slide, delay, rng.choice(["min", "max"]), rng.choice([1, 1, 2, 3]), tuple(data))
+    # Drawn apart, so a seed gives the rows it gave before offsets were drawn.
+    offset_rng = random.Random(-1 - seed)
+    offset = 0 if kind == "session" or offset_rng.random() < 0.6 else offset_rng.randrange(1, slide)
+    return Case(seed, kind, size, slide, offset, delay, rng.choice(["min", "max"]), rng.choice([1, 1, 2, 3]),
+                tuple(data))
 
 
 def _count(rng: random.Random) -> int:

@@ -66,6 +66,21 @@ def duration_field(assigner: object, cls_name: str, name: str, *, allow_zero: bo
     return require_duration(cls_name, name, value, allow_zero=allow_zero)
 
 
+NO_OFFSET = Duration(0)  # windows aligned on the epoch
+
+
+def offset_field(assigner: object, cls_name: str, step_ms: int, step_name: str) -> int:
+    """The milliseconds of the assigner's ``offset``: 0 or more and below ``step_ms``, else the error names both."""
+    offset_ms = duration_field(assigner, cls_name, "offset", allow_zero=True)
+    if offset_ms >= step_ms:
+        msg = (
+            f"{cls_name}: `offset` must be less than `{step_name}` ({step_ms} ms); got {assigner.offset!r} "  # type: ignore[attr-defined]
+            f"instead (an offset of a whole {step_name} or more gives the same windows as offset % {step_name})"
+        )
+        raise ValueError(msg)
+    return offset_ms
+
+
 def require_duration(cls_name: str, name: str, value: object, *, allow_zero: bool = False) -> int:
     """Return the milliseconds of a Duration argument, or raise naming the assigner and the value."""
     if not isinstance(value, Duration):
