@@ -18,10 +18,16 @@ from typing import TYPE_CHECKING, Any
 from bolts import BoltTask
 from bolts.task_input import TaskInput
 from topologies.executor.batch_layout import SpoutBatch, SpoutStreams
-from topologies.executor.event_times import EventTimes, gather
 from topologies.executor.routing import CounterKey, RoutingTable
 from topologies.executor.stored import BackendStores, TaskStore, build_stored, run_stored
-from topologies.executor.tasks import BuiltTask, lowest_watermark, run_task, takes_watermarks
+from topologies.executor.tasks import (
+    BuiltTask,
+    EventTimes,
+    gather_event_times,
+    lowest_watermark,
+    run_task,
+    takes_watermarks,
+)
 from topologies.executor.wire import Emission
 from topologies.metrics import BoltMetrics
 from topologies.sinks.records import Output
@@ -215,7 +221,7 @@ class TopologyRuntime:
         """Move one batch through the bolts at processing time ``now_ms``; returns the outputs, in emission order.
 
         ``event_times``: the bolts' largest event times the batch starts with;
-        :attr:`event_times` holds what it ends with (:mod:`topologies.executor.event_times`).
+        :attr:`event_times` holds what it ends with (:func:`topologies.executor.tasks.gather_event_times`).
 
         Each spout's rows (or Arrow table) become tuples on its stream, in row order; then each bolt,
         upstream first, runs every task (in task order) on the tuples routed to it,
@@ -230,7 +236,7 @@ class TopologyRuntime:
         self.event_times = {bid: dict(seen) for bid, seen in start.items()}
         for bid in self.topology.order:
             self.bolt_metrics[bid] = self._run_bolt(bid, batch_id, now_ms, start.get(bid))
-            gather(self.event_times, bid, (s.task.event_time_maxima() for s in self.tasks[bid]))
+            gather_event_times(self.event_times, bid, (s.task.event_time_maxima() for s in self.tasks[bid]))
         return self.router.take_outputs()
 
     def _run_bolt(self, bid: str, batch_id: int, now_ms: int, event_times: Mapping[Any, int] | None) -> BoltMetrics:

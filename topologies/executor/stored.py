@@ -23,9 +23,8 @@ from bolts.instance_fields import FIELD_PREFIX, InstanceFields
 from bolts.task_input import TaskInput
 from state_backends import Namespace, StateBackend, decode, encode
 from state_backends.base import check_namespace
-from topologies.executor.event_times import EventTimes, from_rows, to_rows
 from topologies.executor.routing import CounterKey
-from topologies.executor.tasks import BuiltTask, build_task, run_task
+from topologies.executor.tasks import BuiltTask, EventTimes, build_task, run_task
 from topologies.executor.wire import Emission, decode_emissions, encode_emissions
 
 # Apart from the bolt executors' keys (meta, c/, d/, e/, i/, u/, p/, t/, x/, w/, b/) and the attributes' (f/).
@@ -207,8 +206,8 @@ class RouterCounters:
     """The shuffle counters at the start and the end of the last committed batch, in ``<topology>/__router``.
 
     Beside them, in the same commit, the bolts' largest event times the batch
-    started and ended with (:mod:`topologies.executor.event_times`), when a
-    bolt keeps Spark's watermark.
+    started and ended with (:func:`topologies.executor.tasks.gather_event_times`),
+    when a bolt keeps Spark's watermark.
     """
 
     def __init__(self, backend: StateBackend, topology: str) -> None:
@@ -244,7 +243,7 @@ class RouterCounters:
 
     def _read_times(self, key: bytes) -> EventTimes:
         data = self.namespace.get(key)
-        return {} if data is None else from_rows(decode(data))
+        return {} if data is None else _unpack_times(data)
 
     def _read(self, key: bytes) -> dict[CounterKey, int]:
         data = self.namespace.get(key)
@@ -255,9 +254,20 @@ class RouterCounters:
         """Record the counters (and event times) ``batch_id`` started and ended with (nothing if committed already)."""
         puts = {b"before": _pack_counters(start), b"after": _pack_counters(end)}
         if times_start or times_end:
-            puts[b"times_before"] = encode(to_rows(times_start or {}))
-            puts[b"times_after"] = encode(to_rows(times_end or {}))
+            puts[b"times_before"] = _pack_times(times_start or {})
+            puts[b"times_after"] = _pack_times(times_end or {})
         self.namespace.commit(batch_id, puts)
+
+
+def _pack_times(event_times: Mapping[str, Mapping[tuple[str, str], int]]) -> bytes:
+    return encode(sorted([bolt, c, s, ts] for bolt, seen in event_times.items() for (c, s), ts in seen.items()))
+
+
+def _unpack_times(data: bytes) -> EventTimes:
+    out: EventTimes = {}
+    for bolt, component, stream, ts in decode(data):
+        out.setdefault(bolt, {})[(component, stream)] = ts
+    return out
 
 
 def _pack_counters(counters: Mapping[CounterKey, int]) -> bytes:

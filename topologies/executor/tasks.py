@@ -98,6 +98,32 @@ def run_task(task: BoltTask, batch: TaskInput, now_ms: int | None, watermark: in
             task.advance_watermark(watermark)
 
 
+Stream = tuple[str, str]  # (component, stream)
+EventTimes = dict[str, dict[Stream, int]]  # bolt -> input stream -> largest event time seen
+
+
+def gather_event_times(into: EventTimes, bolt: str, maxima: Iterable[Mapping[Stream, int] | None]) -> None:
+    """Fold the tasks' largest event times (None for a task that keeps none) into ``into[bolt]``, keeping the largest.
+
+    Spark's watermark (``with_spark_semantics``) is one per query: the largest
+    event time seen on an input, over every partition, minus the delay. A
+    bolt's tasks each see part of a stream, so after each batch the placement
+    gathers every task's :meth:`BoltTask.event_time_maxima` into one value per
+    bolt and stream, and gives them to each task of the bolt in the next batch
+    (``run_task(..., event_times)``) before it moves its watermark. The batch
+    loop commits what each batch started and ended with
+    (:class:`topologies.executor.stored.RouterCounters`), so a replayed batch,
+    or the first batch after a restart, starts where its first run started.
+    """
+    for task_maxima in maxima:
+        if task_maxima is None:
+            continue
+        seen = into.setdefault(bolt, {})
+        for stream, ts in task_maxima.items():
+            key = (stream[0], stream[1])
+            seen[key] = max(seen.get(key, ts), ts)
+
+
 def lowest_watermark(marks: Iterable[int | None]) -> int | None:
     """The minimum of ``marks``; None when there are none or one is None (that task has no watermark yet)."""
     values = list(marks)

@@ -20,9 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from topologies.executor.event_times import EventTimes
 from topologies.executor.routing import CounterKey
 from topologies.executor.runtime import Output
+from topologies.executor.tasks import EventTimes
 from topologies.metrics import BoltMetrics
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ class BatchResult:
     rows the batch held; ``counters``: the shuffle counters the batch ended
     with; ``bolts``: each bolt's figures, in topological order;
     ``event_times``: the bolts' largest event times it ended with
-    (:mod:`topologies.executor.event_times`; empty unless a bolt keeps Spark's watermark).
+    (:func:`topologies.executor.tasks.gather_event_times`; empty unless a bolt keeps Spark's watermark).
     """
 
     outputs: list[Output]

@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from bolts.codecs.value_codec import unpack_value
 from topologies.executor.batch_layout import BatchLayout
-from topologies.executor.event_times import EventTimes, gather
 from topologies.executor.placements.base import BatchResult, CounterKey
 from topologies.executor.placements.kept_outputs import KeptOutputs
 from topologies.executor.routed import (
@@ -44,7 +43,7 @@ from topologies.executor.routed import (
 from topologies.executor.routing import RoutingTable
 from topologies.executor.runtime import SPOUT_TASK, Output
 from topologies.executor.stage_engines import SparkStages, StageEngine
-from topologies.executor.tasks import lowest_watermark
+from topologies.executor.tasks import EventTimes, gather_event_times, lowest_watermark
 from topologies.executor.worker import StageSpec
 from topologies.metrics import BoltMetrics
 from topologies.sinks.records import FINAL
@@ -203,7 +202,7 @@ class DistributedPlacement:
             msg = f"stage {bid!r}: tasks {missing} gave no answer"
             raise RuntimeError(msg)
         self.marks[bid] = [s.watermark for s in statuses]
-        gather(result.event_times, bid, (s.event_time_maxima() for s in statuses))
+        gather_event_times(result.event_times, bid, (s.event_time_maxima() for s in statuses))
         metrics = result.bolts[bid] = stage_metrics(statuses, (time.perf_counter() - started) * 1000)
         self.windows_fired += metrics.windows_fired
         self.late_tuples += metrics.late_tuples

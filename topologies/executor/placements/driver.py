@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from topologies.executor.batch_layout import BatchLayout
-from topologies.executor.event_times import EventTimes
 from topologies.executor.placements.base import BatchResult, CounterKey
 from topologies.executor.runtime import TopologyRuntime, count_rows
 from topologies.executor.stored import BackendStores
+from topologies.executor.tasks import EventTimes
 from topologies.sinks.records import FINAL
 from topologies.topology import Topology
 
