@@ -104,6 +104,16 @@ class BoltTask(ABC):
     def observe_event_times(self, maxima: Mapping[tuple[str, str], int]) -> None:  # noqa: B027 - most tasks ignore it
         """Take the largest event times the bolt's tasks saw before this batch (see :meth:`event_time_maxima`)."""
 
+    def resume_after_flush(self) -> None:  # noqa: B027 - most tasks ignore it
+        """The shutdown flush ran after the batch this task resumed from: redo what it changed, emitting nothing.
+
+        The flush commits no task state, and its outputs are out already. A task
+        whose flush changes what later batches see (Spark's rules: it is the
+        no-data batch that moves the watermark) redoes it here, before the next
+        batch, so the windows it fired neither fire again nor take rows Spark
+        would drop.
+        """
+
     @abstractmethod
     def close(self) -> None:
         """End of input: flush and clean up."""

@@ -62,6 +62,10 @@ log = logging.getLogger("squall.bolts")
 SNAPSHOT_VERSION = 4
 
 
+def _drop(values: list[Any]) -> None:
+    """A pane sink that keeps nothing."""
+
+
 def check_version(state: dict[str, Any]) -> None:
     """``ValueError`` unless ``state`` (a snapshot or a store's system state) has this version's layout."""
     if state.get("version") != SNAPSHOT_VERSION:
@@ -156,6 +160,8 @@ class AggregateTask(BoltTask):
         them for the next run).
         """
         self._close_batch()
+        if self._spark:
+            self.marks.publish_seen()  # an open batch's times count, as end_batch would count them
         self._move_watermark(self.marks.spark_watermark() if self._spark else END_OF_TIME)
         self.bolt.cleanup()
 
@@ -340,6 +346,16 @@ class AggregateTask(BoltTask):
         """With Spark's rules, take the largest event times the bolt's tasks saw before this batch."""
         if self._spark:
             self.marks.observe(maxima)
+
+    def resume_after_flush(self) -> None:
+        """With Spark's rules, the flush's no-data batch again, its panes dropped (the flush emitted them)."""
+        if not self._spark:
+            return
+        emit, self.emitter.emit = self.emitter.emit, _drop
+        try:
+            self._move_watermark(self.marks.spark_watermark())
+        finally:
+            self.emitter.emit = emit
 
     def _close_batch(self) -> None:
         """Place the batch's held session tuples, then consult every window the batch touched, in first-touch order."""

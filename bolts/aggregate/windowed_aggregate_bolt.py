@@ -164,7 +164,9 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
         - at the end of input (``close()``, the shutdown flush) the bolt does what
           Spark does when its input is drained: one batch with no data, which
           fires the windows the last batch's event times close; the others stay
-          in the store for the next run, as in Spark's state store.
+          in the store, as in Spark's state store. The flush commits nothing, so
+          the next run first does that batch again without emitting;
+        - sessions that only touch merge, as ``session_window``'s do.
 
         ``multiple_watermark_policy``: how the watermarks of several input streams
         combine, as ``spark.sql.streaming.multipleWatermarkPolicy``: ``"min"``

@@ -7,7 +7,8 @@ processes), ``mode`` (``driver`` or ``distributed``), ``state`` (a state URL;
 Redis for distributed mode), ``streams`` (how many cases), ``first_seed`` (or
 ``seeds``, a list), ``per_round`` (cases per squall topology and per round of concurrent Spark
 queries), ``root`` (a scratch directory), and optionally ``fail_at`` (squall's
-run fails at that batch once and is resubmitted) and ``url`` (a Spark Connect
+run fails at that batch once and is resubmitted), ``split_at`` (both engines
+run on the batches before it, then again on the rest) and ``url`` (a Spark Connect
 server to run under, instead of ``master``) and ``in_turn`` (the window kinds
 in turn rather than drawn). The test suite calls
 :func:`compare_round` with its shared session.
@@ -23,8 +24,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tests.spark_semantics.spark_side import Windows, spark_windows
-from tests.spark_semantics.squall_side import squall_windows
+from tests.spark_semantics.spark_side import Windows, run_spark, spark_windows
+from tests.spark_semantics.squall_side import SquallRuns
 from tests.spark_semantics.streams import Case, cases_in_turn, random_case
 
 
@@ -44,15 +45,24 @@ def differences(case: Case, spark: Windows, squall: Windows, limit: int = 6) -> 
 
 def compare_round(spark: Any, cases: list[Case], root: Path, tag: str, placement: str = "driver",
                   state: str = "memory://", mode: str = "append", fail_at: int | None = None,
-                  ) -> tuple[list[str], int]:
+                  split_at: int | None = None) -> tuple[list[str], int]:
     """Run ``cases`` both ways in output ``mode``; the differences found, and how many windows were compared.
 
-    ``fail_at``: squall's run fails at that batch once and is resubmitted (see :func:`squall_windows`).
+    ``fail_at``: squall's run fails at that batch once and is resubmitted (see
+    :meth:`SquallRuns.run`). ``split_at``: both engines first run on the
+    batches before it, then, from their checkpoints, on the rest (a restart
+    after a drained ``availableNow`` run, whose end squall marks with its
+    shutdown flush).
     """
-    for case in cases:
-        case.write(root)
+    squall = SquallRuns(spark, cases, root, tag, placement, state, mode)
+    parts = [range(0, 99)] if split_at is None else [range(0, split_at), range(split_at, 99)]
+    for number, part in enumerate(parts):
+        for case in cases:
+            case.write(root, part)
+        run_spark(spark, cases, root, tag, mode)
+        squall.run(fail_at if number == 0 else None)
     expected = spark_windows(spark, cases, root, tag, mode)
-    got = squall_windows(spark, cases, root, tag, placement, state, mode, fail_at)
+    got = squall.windows()
     found: list[str] = []
     windows = 0
     for case in cases:
@@ -82,7 +92,7 @@ def main() -> None:
         cases = cases_in_turn(chosen[0], len(chosen)) if args.get("in_turn") else [random_case(s) for s in chosen]
         directory = root / f"r{number}"
         found, compared = compare_round(spark, cases, directory, f"{run}r{number}", args["mode"], args["state"],
-                                        fail_at=args.get("fail_at"))
+                                        fail_at=args.get("fail_at"), split_at=args.get("split_at"))
         windows += compared
         failures += found
         shutil.rmtree(directory, ignore_errors=True)

@@ -1,9 +1,11 @@
 """Spark's own answer to a :class:`Case`: ``withWatermark`` + ``groupBy(window | session_window, key).agg(sum, count)``.
 
-Append mode, each input a Parquet file stream read one file per batch, the
-query run with the ``availableNow`` trigger (so it ends after the no-data batch
-Spark runs when the input is drained). Several cases run as concurrent queries
-of one session: each has its own watermark, as each is its own query.
+Each input a Parquet file stream read one file per batch, each query run with
+the ``availableNow`` trigger (so it ends after the no-data batch Spark runs
+when the input is drained). Several cases run as concurrent queries of one
+session: each has its own watermark, as each is its own query. In append
+mode the windows go to a Parquet sink, so a case can run again on more files
+from its checkpoint (a restart); update mode uses the memory sink.
 """
 
 from __future__ import annotations
@@ -17,12 +19,8 @@ from tests.spark_semantics.streams import SCHEMA, Case
 Windows = dict[tuple[str, int, int], tuple[tuple[int, int], ...]]
 
 
-def spark_windows(spark: Any, cases: list[Case], root: Path, tag: str, mode: str = "append") -> dict[str, Windows]:
-    """Each case's windows as Spark's streaming aggregation emits them in output ``mode``, by case name.
-
-    In append mode each window is emitted once (AssertionError otherwise); in
-    update mode once per batch that changed it.
-    """
+def run_spark(spark: Any, cases: list[Case], root: Path, tag: str, mode: str = "append") -> None:
+    """Run each case's query over the files its inputs hold now, resuming from its checkpoint; wait for all."""
     from pyspark.sql import functions as F
 
     queries = {}
@@ -43,29 +41,49 @@ def spark_windows(spark: Any, cases: list[Case], root: Path, tag: str, mode: str
             else:
                 window = F.window("ts", f"{case.size_ms} milliseconds", f"{case.slide_ms} milliseconds",
                                   f"{case.offset_ms} milliseconds")
-            name = f"spark_{tag}_{case.name}"
-            queries[case.name] = (name, (
-                frame.groupBy(window.alias("w"), "key").agg(F.sum("v").alias("s"), F.count("v").alias("n"))
-                .writeStream.format("memory").queryName(name).outputMode(mode)
-                .option("checkpointLocation", str(root / "spark-ck" / tag / case.name))
-                .trigger(availableNow=True).start()))
-        for _, query in queries.values():
+            rows = frame.groupBy(window.alias("w"), "key").agg(F.sum("v").alias("s"), F.count("v").alias("n"))
+            writer = (rows.writeStream.outputMode(mode).trigger(availableNow=True)
+                      .option("checkpointLocation", str(root / "spark-ck" / tag / case.name)))
+            if mode == "update":
+                writer = writer.format("memory").queryName(_table(tag, case))
+            else:
+                writer = writer.format("parquet").option("path", str(root / "spark-out" / tag / case.name))
+            queries[case.name] = writer.start()
+        for query in queries.values():
             query.awaitTermination()
     finally:
         spark.conf.unset("spark.sql.streaming.multipleWatermarkPolicy")
-    out = {}
-    for case_name, (name, query) in queries.items():
+    for name, query in queries.items():
         if query.exception() is not None:
-            raise AssertionError(f"Spark's query for {case_name} failed: {query.exception()}")
+            raise AssertionError(f"Spark's query for {name} failed: {query.exception()}")
+
+
+def spark_windows(spark: Any, cases: list[Case], root: Path, tag: str, mode: str = "append") -> dict[str, Windows]:
+    """Each case's windows as its query (or queries, run again on more files) emitted them, by case name.
+
+    In append mode each window is emitted once (AssertionError otherwise); in
+    update mode once per batch that changed it.
+    """
+    out = {}
+    for case in cases:
+        if mode == "update":
+            table = spark.table(_table(tag, case))
+        else:
+            table = spark.read.parquet(str(root / "spark-out" / tag / case.name))
         rows: dict[tuple[str, int, int], list[tuple[int, int]]] = {}
-        for row in spark.table(name).collect():
+        for row in table.collect():
             key = (row["key"], _ms(row["w"]["start"]), _ms(row["w"]["end"]))
             rows.setdefault(key, []).append((int(row["s"]), int(row["n"])))
             if mode == "append" and len(rows[key]) > 1:
-                raise AssertionError(f"Spark emitted window {key} of {case_name} twice")
-        out[case_name] = {key: tuple(sorted(values)) for key, values in rows.items()}
-        spark.sql(f"DROP VIEW IF EXISTS {name}")
+                raise AssertionError(f"Spark emitted window {key} of {case.name} twice")
+        out[case.name] = {key: tuple(sorted(values)) for key, values in rows.items()}
+        if mode == "update":
+            spark.sql(f"DROP VIEW IF EXISTS {_table(tag, case)}")
     return out
+
+
+def _table(tag: str, case: Case) -> str:
+    return f"spark_{tag}_{case.name}"
 
 
 def _dirs(case: Case, root: Path) -> list[Path]:

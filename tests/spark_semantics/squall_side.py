@@ -2,8 +2,8 @@
 
 Many cases run in one topology (each its own spouts and bolts, so each its
 own watermark), read from the same files as Spark's queries, one file per batch
-and input. :func:`squall_windows` runs it with the ``availableNow`` trigger and
-gives each case's windows. Append mode is the default trigger; update mode is
+and input. :class:`SquallRuns` runs it with the ``availableNow`` trigger, once
+or more (a restart), and gives each case's windows. Append mode is the default trigger; update mode is
 the documented recipe: ``Repeatedly(AfterCount(1))``, ``ACCUMULATING``, and the
 ``"fire_if_non_empty"`` on-time behavior.
 """
@@ -76,50 +76,66 @@ def windows_of(outputs: list[Any], cases: list[Case], mode: str = "append") -> d
     return result
 
 
-def squall_windows(spark: Any, cases: list[Case], root: Path, tag: str, placement: str = "driver",
-                   state: str = "memory://", mode: str = "append", fail_at: int | None = None) -> dict[str, Windows]:
-    """Run every case in one topology with ``availableNow``; each case's windows.
+class SquallRuns:
+    """One topology of ``cases``, submitted with ``availableNow`` as often as :meth:`run` is called.
 
-    With ``fail_at``, the output sink fails batch ``fail_at`` once: the query
-    stops, is submitted again and resumes from its checkpoint and store (Spark
-    runs the failed batch again). Outputs are kept by batch key, as a sink must.
+    Each submit resumes from the checkpoint and the store (a restart). Outputs
+    are kept by run and batch key, as a sink must keep them (a replayed batch
+    replaces its first outputs; each run's shutdown flush has its own).
     """
-    from squall import SparkRunner
 
-    kept: dict[Any, list[Any]] = {}
-    failed: list[int] = []
+    def __init__(self, spark: Any, cases: list[Case], root: Path, tag: str, placement: str = "driver",
+                 state: str = "memory://", mode: str = "append") -> None:
+        from squall import SparkRunner
 
-    def on_output(key: Any, outputs: list[Any]) -> None:
-        if key == fail_at and not failed:
-            failed.append(key)
+        self.cases, self.tag, self.mode = cases, tag, mode
+        self.remote = getattr(spark, "is_remote", lambda: False)()
+        self.kept: dict[tuple[int, Any], list[Any]] = {}
+        self.runs = 0
+        self._fail_at: int | None = None
+        self.failed: list[int] = []
+        self.runner = SparkRunner(spark, mode=placement, state=state, checkpoint_location=root / "squall-ck" / tag,
+                                  outputs_in_memory=None, on_output=None if self.remote else self._on_output)
+        self.topology = build_topology(cases, root, mode)
+        self.handles: list[Any] = []
+
+    def _on_output(self, key: Any, outputs: list[Any]) -> None:
+        if key == self._fail_at and not self.failed:
+            self.failed.append(key)
             msg = f"the sink fails batch {key} once"
             raise RuntimeError(msg)
-        kept[key] = list(outputs)
+        self.kept[self.runs, key] = list(outputs)
 
-    remote = getattr(spark, "is_remote", lambda: False)()
-    runner = SparkRunner(spark, mode=placement, state=state, checkpoint_location=root / "squall-ck" / tag,
-                         outputs_in_memory=None, on_output=None if remote else on_output)
-    topology = build_topology(cases, root, mode)
-    for attempt in range(2):
-        handle = runner.submit(f"diff-{tag}", topology, available_now=True)
-        try:
-            if not handle.await_termination(1800):
+    def run(self, fail_at: int | None = None) -> None:
+        """Submit and wait for the end.
+
+        With ``fail_at`` the sink fails that batch once, and the topology is
+        submitted again: Spark runs the failed batch again.
+        """
+        self._fail_at, self.failed = fail_at, []
+        for attempt in range(2):
+            handle = self.runner.submit(f"diff-{self.tag}", self.topology, available_now=True)
+            self.handles.append(handle)
+            try:
+                ended = handle.await_termination(1800)
+            except Exception:
+                if fail_at is None or attempt:
+                    raise
                 handle.stop()
-                raise AssertionError(f"squall's run {tag} did not end within 1800 s")
-        except AssertionError:
-            raise
-        except Exception:
-            if fail_at is None or attempt:
-                raise
+                continue
             handle.stop()
-            continue
-        handle.stop()
-        break
-    if fail_at is not None and not failed:
-        raise AssertionError(f"run {tag} never reached batch {fail_at}")
-    if remote:
-        outputs = handle.outputs()
-    else:
-        ordered = sorted(kept, key=lambda k: (k == "final", k if k != "final" else 0))
-        outputs = [o for k in ordered for o in kept[k]]
-    return windows_of(outputs, cases, mode)
+            if not ended:
+                raise AssertionError(f"squall's run {self.tag} did not end within 1800 s")
+            break
+        if fail_at is not None and not self.failed:
+            raise AssertionError(f"run {self.tag} never reached batch {fail_at}")
+        self.runs += 1
+
+    def windows(self) -> dict[str, Windows]:
+        """Each case's windows over every run so far."""
+        if self.remote:
+            outputs = [o for handle in self.handles for o in handle.outputs()]
+        else:
+            order = sorted(self.kept, key=lambda k: (k[0], k[1] == "final", k[1] if k[1] != "final" else 0))
+            outputs = [o for k in order for o in self.kept[k]]
+        return windows_of(outputs, self.cases, self.mode)

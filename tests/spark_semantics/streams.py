@@ -56,16 +56,21 @@ class Case:
         return (f"seed {self.seed}: {shape}, delay {self.delay_ms} ms, {len(self.inputs)} input(s) policy "
                 f"{self.policy}, parallelism {self.parallelism}, rows per batch {batches}")
 
-    def write(self, root: Path) -> list[Path]:
-        """Write each input's batches as Parquet files, one per batch, in batch order; the inputs' directories."""
+    def write(self, root: Path, batches: range | None = None) -> list[Path]:
+        """Write each input's batches (``batches``: their indices; all by default) as Parquet files, one per batch.
+
+        Files are named and dated in batch order; returns the inputs' directories.
+        """
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         dirs = []
-        for number, batches in enumerate(self.inputs):
+        for number, per_batch in enumerate(self.inputs):
             directory = root / self.name / f"in{number}"
             directory.mkdir(parents=True, exist_ok=True)
-            for index, rows in enumerate(batches):
+            for index, rows in enumerate(per_batch):
+                if batches is not None and index not in batches:
+                    continue
                 table = pa.table({
                     "key": pa.array([r[0] for r in rows], pa.string()),
                     "ts": pa.array([r[1] for r in rows], pa.timestamp("ms", tz="UTC")),

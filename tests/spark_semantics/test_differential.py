@@ -9,7 +9,8 @@ two inputs and a multiple-watermark policy. Spark runs
 the same files in the same batches. Every window's sum and count must match:
 in driver mode (a classic session and Spark Connect), in distributed mode
 under ``local-cluster[2,1,1024]`` with Redis, after a failed batch and a
-resubmit, and in update mode through its trigger recipe.
+resubmit, after a drained run and a second run on more files, and in update
+mode through its trigger recipe.
 
 ``SQUALL_SPARK_DIFF_STREAMS`` sets how many streams the driver-mode test runs
 (12 by default, four of each window kind); the long run sets it to 1000.
@@ -55,6 +56,12 @@ def test_a_failed_batch_run_again_after_a_resubmit_gives_spark_s_windows(spark, 
     check(*compare_round(spark, cases(100, 6), tmp_path, "restart", fail_at=2))
 
 
+def test_a_second_run_on_more_files_goes_on_as_spark_s_restarted_query_does(spark, tmp_path):
+    # Both engines run on the first two batches, end (Spark with its no-data batch, squall with its flush),
+    # then run again from their checkpoints on the rest.
+    check(*compare_round(spark, cases(500, 9), tmp_path, "rerun", split_at=2))
+
+
 def test_update_mode_s_recipe_gives_spark_s_update_mode_rows(spark, tmp_path):
     # Spark has no update mode for session windows.
     plain = [random_case(seed, kinds=("tumbling", "sliding")) for seed in range(200, 206)]
@@ -70,10 +77,10 @@ def _run(args: dict, timeout: float = 1500) -> dict:
 
 @pytest.mark.cluster
 @pytest.mark.redis
-def test_distributed_mode_on_a_cluster_gives_spark_s_windows_after_a_failed_batch(redis_url, tmp_path):
+def test_distributed_mode_on_a_cluster_gives_spark_s_windows_after_a_failed_batch_and_a_rerun(redis_url, tmp_path):
     result = _run({"master": "local-cluster[2,1,1024]", "mode": "distributed", "state": redis_url,
-                   "first_seed": 300, "streams": 6, "per_round": 6, "root": str(tmp_path), "fail_at": 2,
-                   "in_turn": True})
+                   "first_seed": 300, "streams": 6, "per_round": 6, "root": str(tmp_path), "fail_at": 1,
+                   "split_at": 3, "in_turn": True})
     check(result["differences"], result["windows"])
 
 

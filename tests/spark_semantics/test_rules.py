@@ -155,3 +155,11 @@ def test_a_watermark_interval_contradicts_spark_semantics():
 def test_an_unknown_policy_is_refused_naming_the_method_and_the_value(policy, error):
     with pytest.raises(error, match=rf"with_spark_semantics: `multiple_watermark_policy` .*{policy!r}"):
         WindowedAggregateBolt(aggregators.count()).with_spark_semantics(policy)
+
+
+def test_close_counts_the_rows_of_a_batch_that_was_never_ended():
+    harness = BoltHarness(bolt(FixedWindows(Duration.seconds(1)), 0), FIELDS)
+    harness.feed(("k", 500, 1))
+    harness.feed(("k", 1500, 1))
+    harness.close()  # the open batch ends, then the no-data batch's watermark (1.5 s) closes [0 s, 1 s)
+    assert [v[1:4] for _, v in harness.emitted] == [[0, 1000, 1]]

@@ -129,7 +129,8 @@ class BatchExecutor(FlushingExecutor):
             self.stats.last_batch_id, self.stats.last_time_ms = batch_id, now
             start = self.counters_store.start_of(batch_id)
             times = self.counters_store.event_times_of(batch_id)
-            result = self.placement.run_batch(batch_id, source, now, start, self.sinks, times)
+            after_flush = self.flush_record.done_after(batch_id - 1)
+            result = self.placement.run_batch(batch_id, source, now, start, self.sinks, times, after_flush)
             self.counters_store.commit(batch_id, start, result.counters, times, result.event_times)
             self.outputs.write(batch_id, result.outputs)
             if batch_id in self.stats.rows_per_batch:  # a completed batch run again counts once

@@ -52,6 +52,10 @@ class FlushRecord:
         """Record that the flush after ``batch_id`` wrote its outputs."""
         self.namespace.commit(_begun(batch_id) + 1, {_AFTER: str(batch_id).encode()})
 
+    def done_after(self, batch_id: int) -> bool:
+        """Whether the flush after ``batch_id`` is done (and no flush after a later batch has begun)."""
+        return self.namespace.committed_batch_id() == _begun(batch_id) + 1
+
     def pending(self) -> int | None:
         """The batch id after which a flush was begun and not done, or None."""
         committed = self.namespace.committed_batch_id()

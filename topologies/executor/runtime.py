@@ -189,7 +189,7 @@ class TopologyRuntime:
         self.fired_by_bolt: dict[str, int] = {}
         self.bolt_metrics: dict[str, BoltMetrics] = {}  # each bolt's figures in the last batch run
         self.closed = False
-        self.event_times: EventTimes = {}  # what the last batch ended with (topologies.executor.event_times)
+        self.event_times: EventTimes = {}  # what the last batch ended with (gather_event_times)
         self.tasks: dict[str, list[TaskSlot]] = {
             bid: [self._slot(bid, i) for i in range(topology.bolts[bid].parallelism)] for bid in topology.order
         }
@@ -217,11 +217,12 @@ class TopologyRuntime:
                 self.tasks[bid][slot.index] = self._slot(bid, slot.index)
 
     def run_batch(self, batch_id: int, spout_rows: Mapping[str, SpoutData] | SpoutBatch, now_ms: int,
-                  event_times: EventTimes | None = None) -> list[Output]:
+                  event_times: EventTimes | None = None, after_flush: bool = False) -> list[Output]:
         """Move one batch through the bolts at processing time ``now_ms``; returns the outputs, in emission order.
 
         ``event_times``: the bolts' largest event times the batch starts with;
         :attr:`event_times` holds what it ends with (:func:`topologies.executor.tasks.gather_event_times`).
+        ``after_flush``: the shutdown flush ran after the batch before (:meth:`BoltTask.resume_after_flush`).
 
         Each spout's rows (or Arrow table) become tuples on its stream, in row order; then each bolt,
         upstream first, runs every task (in task order) on the tuples routed to it,
@@ -235,18 +236,20 @@ class TopologyRuntime:
         start = event_times or {}
         self.event_times = {bid: dict(seen) for bid, seen in start.items()}
         for bid in self.topology.order:
-            self.bolt_metrics[bid] = self._run_bolt(bid, batch_id, now_ms, start.get(bid))
+            self.bolt_metrics[bid] = self._run_bolt(bid, batch_id, now_ms, start.get(bid), after_flush)
             gather_event_times(self.event_times, bid, (s.task.event_time_maxima() for s in self.tasks[bid]))
         return self.router.take_outputs()
 
-    def _run_bolt(self, bid: str, batch_id: int, now_ms: int, event_times: Mapping[Any, int] | None) -> BoltMetrics:
+    def _run_bolt(self, bid: str, batch_id: int, now_ms: int, event_times: Mapping[Any, int] | None,
+                  after_flush: bool) -> BoltMetrics:
         started, fired_before = time.perf_counter(), self.fired_by_bolt.get(bid, 0)
         watermark = self.upstream_watermark(bid)
         tuples_in = tuples_out = late = written = 0
         for slot in self.tasks[bid]:
             queued = self.router.take(bid, slot.index)
             late_before, bytes_before = slot.task.late_tuples, slot.store.bytes_written
-            emissions, current = run_stored(slot.built, slot.store, batch_id, queued, now_ms, watermark, event_times)
+            emissions, current = run_stored(slot.built, slot.store, batch_id, queued, now_ms, watermark, event_times,
+                                            after_flush)
             tuples_in, tuples_out = tuples_in + len(queued), tuples_out + len(emissions)
             late += max(0, slot.task.late_tuples - late_before)
             written += slot.store.bytes_written - bytes_before

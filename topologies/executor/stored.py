@@ -146,7 +146,7 @@ def resume(built: BuiltTask, store: TaskStore) -> None:
 
 def run_stored(
     built: BuiltTask, store: TaskStore, batch_id: int, batch: TaskInput, now_ms: int | None,
-    watermark: int | None, event_times: Mapping[tuple[str, str], int] | None = None,
+    watermark: int | None, event_times: Mapping[tuple[str, str], int] | None = None, after_flush: bool = False,
 ) -> tuple[list[Emission], bool]:
     """Run a stored task on batch ``batch_id`` and commit it; returns its emissions and whether it is current.
 
@@ -163,7 +163,7 @@ def run_stored(
         return store.committed_outputs(), True
     task, emitted = built.task, built.sink.items
     emitted.clear()
-    run_task(task, batch, now_ms, watermark, event_times)
+    run_task(task, batch, now_ms, watermark, event_times, after_flush)
     out = list(emitted)
     emitted.clear()
     if not commit_task(task, built.fields, store, batch_id, {OUTPUTS_KEY: encode_emissions(out)}):

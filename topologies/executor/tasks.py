@@ -75,18 +75,23 @@ def takes_watermarks(task: BoltTask) -> bool:
 
 
 def run_task(task: BoltTask, batch: TaskInput, now_ms: int | None, watermark: int | None,
-             event_times: Mapping[tuple[str, str], int] | None = None) -> None:
+             event_times: Mapping[tuple[str, str], int] | None = None, after_flush: bool = False) -> None:
     """Run one task on one batch: move time to ``now_ms``, execute the tuples, end the batch, take the watermark.
 
     ``event_times``: the largest event times the bolt's tasks saw before this
     batch, given to the task before the batch ends (Spark's shared watermark,
-    :mod:`topologies.executor.event_times`).
+    :func:`gather_event_times`). ``after_flush``: the shutdown flush ran after
+    the batch the task resumed from (:meth:`BoltTask.resume_after_flush`).
 
     Python's cyclic garbage collector waits until the batch is done: a batch
     adds hundreds of thousands of long-lived objects to the windows, and a
     collection every few hundred allocations would rescan them again and again.
     """
     with collector_paused():
+        if after_flush:
+            if event_times:
+                task.observe_event_times(event_times)
+            task.resume_after_flush()
         if now_ms is not None:
             task.advance_to(now_ms)
         if len(batch):

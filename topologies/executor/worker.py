@@ -51,6 +51,7 @@ class StageSpec:
     closing: bool = False
     kept: Mapping[str, StreamTypes] = field(default_factory=dict)  # this bolt's streams a sink keeps, and their types
     event_times: Mapping[tuple[str, str], int] = field(default_factory=dict)  # the bolt's, as the batch starts
+    after_flush: bool = False  # the shutdown flush ran after the batch before (BoltTask.resume_after_flush)
 
 
 class FiredCounter:
@@ -115,7 +116,7 @@ def run_one(spec: StageSpec, index: int, batch: TaskInput) -> TaskResult:
             msg = "run_one: a stage that is not closing needs a batch id"
             raise ValueError(msg)
         emissions, current = run_stored(built, cached.store, spec.batch_id, batch, spec.now_ms, spec.watermark,
-                                        spec.event_times)
+                                        spec.event_times, spec.after_flush)
         if current:  # a task whose attempt lost to another's commit is rebuilt from the store next time
             cached.committed = spec.batch_id
             _TASKS[key] = cached

@@ -69,10 +69,13 @@ class Placement(Protocol):
         ...
 
     def run_batch(self, batch_id: int, source: Any, now_ms: int, start: Mapping[CounterKey, int],
-                  sinks: SinkDelivery | None = None, event_times: EventTimes | None = None) -> BatchResult:
+                  sinks: SinkDelivery | None = None, event_times: EventTimes | None = None,
+                  after_flush: bool = False) -> BatchResult:
         """Move batch ``batch_id`` through every bolt at processing time ``now_ms``, shuffles counting from ``start``.
 
-        ``event_times``: the bolts' largest event times the batch starts with.
+        ``event_times``: the bolts' largest event times the batch starts with;
+        ``after_flush``: the shutdown flush ran after the batch before, so each
+        task resumed from the store redoes it first (``run_task(..., after_flush)``).
 
         Each task commits its state with ``batch_id``; a task whose store holds
         ``batch_id`` already re-sends its committed emissions instead of running.

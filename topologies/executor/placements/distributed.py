@@ -115,9 +115,10 @@ class DistributedPlacement:
         return table
 
     def run_batch(self, batch_id: int, source: Any, now_ms: int, start: Mapping[CounterKey, int],
-                  sinks: SinkDelivery | None = None, event_times: EventTimes | None = None) -> BatchResult:
+                  sinks: SinkDelivery | None = None, event_times: EventTimes | None = None,
+                  after_flush: bool = False) -> BatchResult:
         """Run the batch's stages, upstream first, then the sinks on the executors' frames."""
-        return self._run_stages(batch_id, source, now_ms, start, sinks, event_times or {})
+        return self._run_stages(batch_id, source, now_ms, start, sinks, event_times or {}, after_flush)
 
     def rewind(self, batch_id: int, last: int) -> None:
         """Nothing to forget: the tasks resume from their stores in every stage."""
@@ -134,7 +135,7 @@ class DistributedPlacement:
 
     def _run_stages(self, batch_id: int | None, source: Any, now: int | None,
                     start: Mapping[CounterKey, int], sinks: SinkDelivery | None = None,
-                    event_times: EventTimes | None = None) -> BatchResult:
+                    event_times: EventTimes | None = None, after_flush: bool = False) -> BatchResult:
         """Run the batch's stages (closing every task when ``batch_id`` is None): outputs in driver mode's order."""
         end: dict[CounterKey, int] = dict(start)
         times = event_times or {}
@@ -153,7 +154,7 @@ class DistributedPlacement:
                 kept += [spouts] if keep else []
             for bid in self.topology.order:
                 rows, forwarded = self._run_stage(bid, batch_id, now, start, frames, end, result, sinks, seen, kept,
-                                                  times.get(bid, {}))
+                                                  times.get(bid, {}), after_flush)
                 outputs.extend(rows)
                 spout_rows = forwarded if forwarded is not None else spout_rows
             if spouts is not None:  # computed by the first stage that read it: the spouts' outputs come first
@@ -176,10 +177,10 @@ class DistributedPlacement:
     def _run_stage(self, bid: str, batch_id: int | None, now: int | None, start: Mapping[CounterKey, int],
                    frames: dict[str, Any], end: dict[CounterKey, int], result: BatchResult,
                    sinks: SinkDelivery | None, seen: set[str], kept: list[Any],
-                   event_times: Mapping[tuple[str, str], int],
+                   event_times: Mapping[tuple[str, str], int], after_flush: bool,
                    ) -> tuple[list[tuple[str, int, str, list[Any]]], Any]:
         """Run one bolt's stage; its outputs, and the spouts' driver rows when this stage brought them (else None)."""
-        spec = replace(self._spec(bid, batch_id, now, sinks), event_times=dict(event_times))
+        spec = replace(self._spec(bid, batch_id, now, sinks), event_times=dict(event_times), after_flush=after_flush)
         started = time.perf_counter()
         upstream = list({id(f): f for up in self.topology.upstream(bid) if (f := frames.get(up)) is not None}.values())
         spouts = next((frames[s] for s in self.topology.spouts if s in frames), None)

@@ -54,12 +54,13 @@ class DriverPlacement:
         return spout_rows
 
     def run_batch(self, batch_id: int, source: Any, now_ms: int, start: Mapping[CounterKey, int],
-                  sinks: SinkDelivery | None = None, event_times: EventTimes | None = None) -> BatchResult:
+                  sinks: SinkDelivery | None = None, event_times: EventTimes | None = None,
+                  after_flush: bool = False) -> BatchResult:
         """Run the batch through the runtime (built from the store when there is none, or after a flush)."""
         if self.runtime is None or self.runtime.closed:  # closed by a flush: the tasks sit at the end of time
             self.runtime = TopologyRuntime(self.topology, self.conf, now_ms, self.stores)
         self.runtime.router.counters = dict(start)
-        outputs = self.runtime.run_batch(batch_id, source, now_ms, event_times)
+        outputs = self.runtime.run_batch(batch_id, source, now_ms, event_times, after_flush)
         self.last_run = batch_id
         if sinks is not None:
             sinks.write(sinks.held(batch_id, outputs))
