@@ -87,9 +87,10 @@ class SquallRuns:
     def __init__(self, spark: Any, cases: list[Case], root: Path, tag: str, placement: str = "driver",
                  state: str = "memory://", mode: str = "append") -> None:
         from squall import SparkRunner
+        from topologies.runner import is_connect
 
         self.cases, self.tag, self.mode = cases, tag, mode
-        self.remote = getattr(spark, "is_remote", lambda: False)()
+        self.remote = is_connect(spark)  # foreachBatch runs in the server's process: outputs come from the handles
         self.kept: dict[tuple[int, Any], list[Any]] = {}
         self.runs = 0
         self._fail_at: int | None = None

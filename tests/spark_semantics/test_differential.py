@@ -14,7 +14,7 @@ mode through its trigger recipe.
 
 ``SQUALL_SPARK_DIFF_STREAMS`` sets how many streams the driver-mode test runs
 (12 by default, four of each window kind) and ``SQUALL_SPARK_DIFF_CLUSTER_STREAMS``
-how many the distributed one runs (6); the long runs set them to 1000.
+how many the distributed one runs (4); the long runs set them to 1000.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ pytestmark = [pytest.mark.spark]
 
 REPO = Path(__file__).resolve().parents[2]
 STREAMS = int(os.environ.get("SQUALL_SPARK_DIFF_STREAMS", "12"))
-CLUSTER_STREAMS = int(os.environ.get("SQUALL_SPARK_DIFF_CLUSTER_STREAMS", "6"))
+CLUSTER_STREAMS = int(os.environ.get("SQUALL_SPARK_DIFF_CLUSTER_STREAMS", "4"))
 PER_ROUND = 50
 
 
