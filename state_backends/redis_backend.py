@@ -78,7 +78,7 @@ def prefix_range(prefix: bytes) -> tuple[bytes, bytes]:
 
 def transient(exc: BaseException) -> bool:
     """Whether a redis-py error is worth retrying: the server is away, slow, or still loading its data."""
-    if isinstance(exc, _NEVER_TRANSIENT):
+    if isinstance(exc, _NEVER_TRANSIENT) or hint(exc):  # a certificate or an ACL: asking again changes nothing
         return False
     if isinstance(exc, redis.TimeoutError | redis.BusyLoadingError):
         return True
@@ -86,6 +86,20 @@ def transient(exc: BaseException) -> bool:
         return False  # a reply of the server (wrong type, script error, out of memory...)
     # Without a socket error behind it, it is redis-py's own: the server closed the connection, the pool is full.
     return transient_os_error(exc) is not False
+
+
+def hint(exc: BaseException) -> str:
+    """What to change when ``exc`` comes from a refused certificate or a refused permission ("" otherwise)."""
+    text = str(exc)
+    if isinstance(exc, redis.exceptions.NoPermissionError):
+        return (" (the Redis user's ACL refuses this key or command: squall keeps a topology's state under the "
+                "keys squall:{<topology>/*; docs/state.md, 'A Redis user with least privilege', gives the rule)")
+    if "CERTIFICATE_VERIFY_FAILED" in text:
+        return (" (the server's certificate does not verify against the CA file of ssl_ca_certs=, or against the "
+                "system's CAs when the URL has none: pass ?ssl_ca_certs=<the CA that signed it>)")
+    if "CERTIFICATE_REQUIRED" in text:
+        return " (the server asks for a client certificate: pass ?ssl_certfile=<cert>&ssl_keyfile=<key>)"
+    return ""
 
 
 class RedisBackend(StateBackend):
@@ -127,7 +141,7 @@ class RedisBackend(StateBackend):
 
         def fail(exc: BaseException, note: str) -> StateBackendError:
             text = scrub(f"{type(exc).__name__}: {exc}", self._secret_url)
-            return StateBackendError(f"{method}: Redis at {self.url} failed: {text}{note}")
+            return StateBackendError(f"{method}: Redis at {self.url} failed: {text}{hint(exc)}{note}")
 
         name = f"{method}: Redis at {self.url}"
         return with_retry(self.retry, fn, name=name, errors=(redis.RedisError,), transient=transient, fail=fail)

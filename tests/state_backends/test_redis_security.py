@@ -1,0 +1,165 @@
+"""Redis as teams deploy it: TLS with their own CA (and client certificates), and an ACL user of least privilege.
+
+One ``redis-server`` serves TLS with a server certificate signed by a test CA
+and asks every client for a certificate signed by it (``--tls-auth-clients
+yes``). The ACL rule is read from docs/state.md, so the docs give exactly the
+rule that was tested.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import redis
+
+from state_backends import StateBackendError, open_backend
+from tests.certificates import Authority, Issued
+from tests.service_fixtures import RedisServer, free_port
+
+pytestmark = pytest.mark.redis
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "state.md"
+PASSWORD = "Pw-squall-3x4mple"
+
+
+@dataclass(frozen=True)
+class TlsRedis:
+    """The server, an admin client on its plain port, and the files a client needs."""
+
+    server: RedisServer
+    tls_port: int
+    ca: Authority
+    client: Issued
+    admin: redis.Redis
+
+    def url(self, user: str = "", password: str = "", ca: Path | None = None, client: Issued | None = None,
+            db: int = 0) -> str:
+        """``rediss://`` to the TLS port, trusting ``ca`` (default: the test CA), sending ``client``'s certificate."""
+        auth = f"{user}:{password}@" if password else ""
+        query = f"ssl_ca_certs={ca or self.ca.cert}"
+        query += f"&ssl_certfile={client.cert}&ssl_keyfile={client.key}" if client else ""
+        return f"rediss://{auth}127.0.0.1:{self.tls_port}/{db}?{query}"
+
+
+@pytest.fixture(scope="module")
+def tls_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TlsRedis]:
+    directory = tmp_path_factory.mktemp("tls")
+    ca = Authority(directory / "ca")
+    server_cert = ca.issue("server", ip="127.0.0.1")
+    tls_port = free_port()
+    server = RedisServer(
+        "--tls-port", str(tls_port), "--tls-cert-file", str(server_cert.cert), "--tls-key-file", str(server_cert.key),
+        "--tls-ca-cert-file", str(ca.cert), "--tls-auth-clients", "yes",
+    )  # fmt: skip
+    admin = redis.Redis(port=server.port)  # the plain port, loopback only: the test's own administration
+    try:
+        yield TlsRedis(server, tls_port, ca, ca.issue("client"), admin)
+    finally:
+        admin.close()
+        server.stop()
+
+
+def documented_acl_rule(topology: str) -> list[str]:
+    """The ``ACL SETUSER`` line of docs/state.md for ``topology``, as arguments (user ``squall``, its password)."""
+    lines = [line for line in DOCS.read_text(encoding="utf-8").splitlines() if line.startswith("ACL SETUSER ")]
+    assert len(lines) == 1, "docs/state.md gives one ACL SETUSER line"
+    line = lines[0].replace("<password>", PASSWORD).replace("<topology>", topology)
+    assert "<" not in line, f"a placeholder docs/state.md's rule does not say how to fill: {line}"
+    return shlex.split(line)
+
+
+def test_rediss_verifies_the_server_against_the_given_ca_and_sends_the_client_certificate(tls_redis):
+    with open_backend(tls_redis.url(client=tls_redis.client)) as backend:
+        ns = backend.namespace(f"tls-{uuid.uuid4().hex}")
+        assert ns.commit(1, {b"k": b"over tls"})
+        assert ns.get(b"k") == b"over tls"
+        assert list(ns.scan()) == [(b"k", b"over tls")]
+        assert ns.committed_batch_id() == 1
+
+
+def test_a_server_certificate_of_another_ca_is_refused_at_once_with_what_to_pass(tls_redis, tmp_path):
+    other = Authority(tmp_path / "other", "some-other-ca")
+    url = tls_redis.url("app", PASSWORD, ca=other.cert, client=tls_redis.client)
+    started = time.monotonic()
+    with pytest.raises(StateBackendError) as info:
+        open_backend(url)
+    assert time.monotonic() - started < 1, "a certificate that does not verify is not retried"
+    message = str(info.value)
+    assert re.search(r"^open_backend: Redis at rediss://app:\*\*\*@127\.0\.0\.1:\d+/0\?ssl_ca_certs=", message)
+    assert "certificate verify failed" in message
+    assert "pass ?ssl_ca_certs=<the CA that signed it>" in message
+    assert PASSWORD not in message
+    assert "retry" not in message
+
+
+def test_without_a_client_certificate_the_server_refuses_and_the_message_says_what_to_pass(tls_redis):
+    with pytest.raises(StateBackendError) as info:
+        open_backend(tls_redis.url("app", PASSWORD))
+    message = str(info.value)
+    assert "the server asks for a client certificate: pass ?ssl_certfile=<cert>&ssl_keyfile=<key>" in message
+    assert PASSWORD not in message
+
+
+def test_the_documented_acl_rule_lets_a_user_do_what_squall_does_in_its_namespace_and_nothing_outside(tls_redis):
+    topology = f"acl-{uuid.uuid4().hex[:8]}"
+    tls_redis.admin.execute_command(*documented_acl_rule(topology))
+    url = tls_redis.url("squall", PASSWORD, client=tls_redis.client, db=3)
+    with open_backend(url) as backend:
+        ns = backend.namespace(f"{topology}/count/0")
+        assert ns.commit(1, {b"a": b"1", b"b": b"2"})
+        assert ns.commit(2, {b"c": b"3"}, deletes=[b"a"])
+        assert not ns.commit(2, {b"c": b"4"}), "a batch already committed is refused"
+        assert list(ns.scan()) == [(b"b", b"2"), (b"c", b"3")]
+        assert ns.committed_batch_id() == 2
+        for action in (lambda n: n.get(b"b"), lambda n: n.commit(1, {b"k": b"v"}), lambda n: list(n.scan())):
+            with pytest.raises(StateBackendError, match=r"NoPermissionError: .*the Redis user's ACL refuses") as info:
+                action(backend.namespace(f"other-{topology}/count/0"))
+            assert PASSWORD not in str(info.value)
+    with redis.Redis(port=tls_redis.server.port, db=3) as admin:
+        assert not admin.exists(f"squall:{{other-{topology}/count/0}}:meta")
+        for command in (("FLUSHDB",), ("KEYS", "*"), ("CONFIG", "GET", "dir")):
+            with pytest.raises(redis.exceptions.NoPermissionError):
+                with redis.Redis(port=tls_redis.server.port, username="squall", password=PASSWORD) as user:
+                    user.execute_command(*command)
+
+
+def _run_topology(spark, data: Path, checkpoint: Path, name: str, state: str) -> list[list]:
+    from tests.topologies import distributed_case
+    from tests.topologies.helpers import FIELDS, SCHEMA, counting_clock
+    from topologies import SparkRunner
+    from topologies.spouts import FileSpout
+
+    spout = FileSpout(data, "json", FIELDS, schema=SCHEMA, max_files_per_trigger=1)
+    runner = SparkRunner(spark, state=state, checkpoint_location=checkpoint, clock=counting_clock())
+    handle = runner.submit(name, distributed_case.build(spout, small=True), available_now=True)
+    try:
+        assert handle.await_termination(300)
+    finally:
+        handle.stop()
+    return distributed_case.as_json(handle.outputs())
+
+
+@pytest.mark.spark
+def test_a_topology_runs_as_the_acl_user_over_tls_and_one_of_another_name_is_refused(spark, tls_redis, tmp_path):
+    from tests.topologies.helpers import batches_of_rows, write_batches
+
+    data = write_batches(tmp_path / "in", batches_of_rows())
+    topology = f"acl-{uuid.uuid4().hex[:8]}"
+    tls_redis.admin.execute_command(*documented_acl_rule(topology))
+    url = tls_redis.url("squall", PASSWORD, client=tls_redis.client, db=4)
+    expected = _run_topology(spark, data, tmp_path / "ck-memory", topology, "memory://")
+    assert expected
+    assert _run_topology(spark, data, tmp_path / "ck-acl", topology, url) == expected
+    with redis.Redis(port=tls_redis.server.port, db=4) as admin:
+        keys = {k.decode() for k in admin.keys("*")}
+    assert keys and all(k.startswith(f"squall:{{{topology}/") for k in keys), keys
+    with pytest.raises(Exception, match=r"NoPermissionError: .*the Redis user's ACL refuses") as info:
+        _run_topology(spark, data, tmp_path / "ck-other", f"other-{topology}", url)
+    assert PASSWORD not in str(info.value)
