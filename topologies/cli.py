@@ -189,31 +189,9 @@ def watch(handle: TopologyHandle, every: float, stop: StopRequest | None = None)
 
 
 def _stop_and_flush(handle: TopologyHandle) -> None:
-    """Stop the query, then flush the bolts, unless a batch failed for a reason other than the stop itself."""
+    """Stop the query, then flush the bolts; a batch error (not the stop's own interruption) is raised."""
     print(f"[{handle.name}] stopping: flushing the bolts", flush=True)
-    handle.stop(flush=False)
-    failure = handle.query.exception()
-    error = handle.executor.error
-    if failure is not None:  # the query failed on its own before the stop took effect: a real error
-        raise error or failure
-    if error is not None and not _cancelled_by_stop(error):
-        raise error
-    handle.executor.error = None  # only the batch the stop cancelled failed; it did not commit and will be replayed
-    handle.flush()
-
-
-def _cancelled_by_stop(error: BaseException) -> bool:
-    """Whether ``error`` is Spark cancelling the batch's job because the query stopped (not a bolt's error)."""
-    from pyspark.errors import PySparkException
-
-    try:
-        from py4j.protocol import Py4JError
-    except ImportError:  # pyspark-client (Spark Connect only) comes without py4j
-        kinds: tuple[type[BaseException], ...] = (PySparkException,)
-    else:
-        kinds = (PySparkException, Py4JError)
-    text = str(error)
-    return isinstance(error, kinds) and ("cancel" in text.lower() or "interrupt" in text.lower())
+    handle.stop()
 
 
 def summary(handle: TopologyHandle, output: str | Path, how: str) -> str:

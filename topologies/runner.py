@@ -19,6 +19,7 @@ from topologies.executor.ship import ship_code as ship_to_executors
 from topologies.executor.storage import is_local, local_path
 from topologies.executor.store_check import check_store_not_behind, last_committed_batch
 from topologies.executor.stored import namespace_name
+from topologies.failures import cancelled_by_stop
 from topologies.metrics import (
     END_OF_TIME,
     BatchMetrics,
@@ -133,17 +134,34 @@ class TopologyHandle:
 
         try:
             ended = self.query.awaitTermination(timeout) if timeout is not None else self.query.awaitTermination()
-        except StreamingQueryException as err:
-            raise (self.executor.error or err) from err
+        except StreamingQueryException:
+            if self.executor.error is None:
+                raise
+            raise self.executor.error from None  # the bolt's error alone: Spark's holds only its short report
         ended = True if ended is None else bool(ended)
         if ended and self.available_now and self.query.exception() is None:
             self.flush()
         return ended
 
     def stop(self, flush: bool = True) -> None:
-        """Stop the query; with ``flush``, close the bolts (Storm's shutdown flush) after the last complete batch."""
-        self.query.stop()
-        if flush and self.executor.error is None:
+        """Stop the query; with ``flush``, close the bolts (Storm's shutdown flush) after the last complete batch.
+
+        A batch the stop interrupts does not count: it did not commit, and runs
+        again when the query restarts. When the query had failed, the error is
+        raised (as :meth:`await_termination` raises it) and nothing is flushed.
+        """
+        self.executor.stopping = True
+        try:
+            self.query.stop()
+        finally:
+            self.executor.stopping = False
+        error = self.executor.error
+        if error is not None and cancelled_by_stop(error, stopping=True):
+            self.executor.error = error = None
+        failure = error or self.query.exception()
+        if failure is not None:
+            raise failure
+        if flush:
             self.flush()
 
     def flush(self) -> None:

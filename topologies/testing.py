@@ -33,6 +33,7 @@ from bolts.tuples import DEFAULT_STREAM
 from state_backends import open_backend
 from topologies.executor.stored import TaskStore, build_stored, commit_task
 from topologies.executor.tasks import EmitBuffer
+from topologies.executor.wire import check_emission
 from windowing import Duration, TupleWindow
 from windowing.duration import as_duration
 
@@ -362,6 +363,7 @@ class BoltHarness:
         self._note_watermark()
 
     def _emit(self, stream: str, values: list[Any]) -> None:
+        check_emission(self.component, 0, stream, values)  # on Spark it must travel and be stored: refused here too
         self.emitted.append((stream, values))
         self.emitted_at.append(self._task_now())
         self._note_watermark()

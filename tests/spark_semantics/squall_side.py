@@ -119,10 +119,14 @@ class SquallRuns:
             self.handles.append(handle)
             try:
                 ended = handle.await_termination(1800)
-            except Exception:
+            except Exception as failed:
                 if fail_at is None or attempt:
                     raise
-                handle.stop()
+                try:
+                    handle.stop()
+                except Exception as again:  # stop() raises the query's failure again: the sink's, expected
+                    if again is not failed:
+                        raise
                 continue
             handle.stop()
             if not ended:

@@ -36,7 +36,10 @@ def session(master: str, conf: dict[str, str] | None = None):
              .config("spark.executorEnv.PYTHONPATH", repo).config("spark.ui.enabled", "false")
              .config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "2")
              .config("spark.executor.memory", "512m").config("spark.sql.session.timeZone", "UTC")
-             .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData")
+             # C1 only starts fast; its 48 MB code cache fills in long runs of many queries, and a full one
+             # turns the compiler off (everything slows down), so it is made larger.
+             .config("spark.driver.extraJavaOptions",
+                     "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=256m -XX:+UseSerialGC -XX:-UsePerfData")
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     return spark

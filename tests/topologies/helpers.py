@@ -107,3 +107,21 @@ GROUPINGS = {
     "global": GlobalGrouping(),
     "all": AllGrouping(),
 }
+
+
+class Averages:
+    """An object of the user's, as storm-starter's bolts emit them (not plain data)."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+
+    def __repr__(self) -> str:
+        return f"Averages{{total={self.total}}}"
+
+
+class EmitsAverages(BaseBolt):
+    def execute(self, input):
+        self.collector.emit("averages", [input["key"], Averages(input["value"])])
+
+    def declare_output_fields(self, declarer):
+        declarer.declare_stream("averages", Fields("key", "averages"))

@@ -1,16 +1,35 @@
-"""Bad tuples fail the batch with the TupleError, raised from await_termination; nothing is dropped silently."""
+"""A failed batch fails the query with the bolt's own error, from await_termination and stop(); nothing is dropped.
+
+Bad tuples raise their TupleError. A value a bolt emits that cannot travel
+between tasks or be stored raises a TypeError naming the bolt, the task, the
+stream and the value: at the ``emit`` in :class:`BoltHarness`, and on Spark
+when the task commits.
+"""
+
+import re
 
 import pytest
 
 from bolts import TupleError
-from tests.topologies.helpers import FIELDS, Record, write_batches
+from tests.topologies.helpers import FIELDS, EmitsAverages, Record, write_batches
 from topologies import SparkRunner, TopologyBuilder
 from topologies.spouts import FileSpout
+from topologies.testing import BoltHarness
 from windowing import Count
 
-pytestmark = pytest.mark.spark
+UNSENDABLE = (r"bolt 'averages' task \d emitted \['k\d*', Averages\{total=\d+\}\] on stream 'averages', which cannot "
+              r"travel between tasks or be stored: cannot send Averages\{total=\d+\} \(Averages\) between tasks or "
+              r"store it: values must be None, bool, int, float, str, bytes")
 
 
+def test_the_harness_refuses_an_emitted_object_at_the_emit_with_the_message_spark_gives():
+    harness = BoltHarness(EmitsAverages(), FIELDS, component="averages")
+    with pytest.raises(TypeError, match=UNSENDABLE):
+        harness.feed({"key": "k", "ts": 0, "value": 7})
+    assert harness.emitted == []
+
+
+@pytest.mark.spark
 @pytest.mark.parametrize(
     ("rows", "schema", "message"),
     [
@@ -29,3 +48,20 @@ def test_bad_timestamps_fail_the_query_with_the_tuple_error(spark, tmp_path, row
     with pytest.raises(TupleError, match=message):
         handle.await_termination(120)
     assert handle.outputs() == []
+
+
+@pytest.mark.spark
+def test_an_emitted_object_fails_the_query_naming_the_bolt_from_await_termination_and_stop(spark, tmp_path):
+    write_batches(tmp_path / "in", [[{"key": "k", "ts": 0, "value": 7}]])
+    b = TopologyBuilder()
+    b.set_spout("events", FileSpout(tmp_path / "in", "json", FIELDS))
+    b.set_bolt("averages", EmitsAverages(), parallelism=2).shuffle_grouping("events")
+    handle = SparkRunner(spark, checkpoint_location=tmp_path / "ck").submit("objects", b.create_topology(), True)
+    with pytest.raises(TypeError, match=UNSENDABLE) as waited:
+        handle.await_termination(120)
+    assert waited.value.__cause__ is None and waited.value.__suppress_context__, "one exception, not Spark's chain"
+    with pytest.raises(TypeError, match=UNSENDABLE):
+        handle.stop()
+    assert handle.outputs() == []
+    failure = str(handle.query.exception())
+    assert re.search(r"squall: batch 0 failed: TypeError: bolt 'averages' task \d emitted", failure), failure

@@ -33,6 +33,7 @@ from topologies.executor.placements import DistributedPlacement, DriverPlacement
 from topologies.executor.remote.run_files import RunWriter
 from topologies.executor.runtime import Output, SpoutData
 from topologies.executor.stored import RouterCounters
+from topologies.failures import reported_to_spark
 from topologies.metrics import BatchMetrics, MetricsHistory
 from topologies.topology import Topology
 
@@ -96,6 +97,7 @@ class BatchExecutor(FlushingExecutor):
         self.stats = BatchStats()
         self.metrics = MetricsHistory()  # the figures of the last batches, by batch id
         self.error: BaseException | None = None
+        self.stopping = False  # set by the handle before it stops the query
         self.flushed = False
         self._lock = threading.Lock()
 
@@ -106,8 +108,8 @@ class BatchExecutor(FlushingExecutor):
         try:
             self.run(batch_id, self.placement.source_of(df), decoded=True)
         except BaseException as err:
-            self.error = err
-            raise
+            self.error = err  # raised by the handle; Spark gets a short report (see topologies.failures)
+            raise reported_to_spark(err, batch_id, self.stopping) from None
 
     def run(self, batch_id: int, source: Mapping[str, SpoutData] | SpoutBatch | Any, decoded: bool = False) -> None:
         """Run batch ``batch_id`` (again, if it is the last one run) on ``source``.

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import topologies.executor.routed as routed
 import topologies.executor.worker as worker
 from topologies.executor.batch_layout import partition_runs
+from topologies.failures import TaskFailure
 from topologies.sinks.typed_outputs import StreamTypes, schema_ddl
 
 if TYPE_CHECKING:
@@ -180,7 +181,11 @@ def _run_tasks(fn: TaskFn, bolt: str, batches: Iterator[pa.RecordBatch]) -> Iter
         rows = rows.filter(pc.is_null(target))  # the ticks: one per task
     for task in sorted(pc.unique(rows.column("task")).to_pylist()):
         mine = routed.empty() if chunks is None else chunks.filter(pc.equal(chunks.column("task"), task))
-        yield from fn((task,), mine).to_batches()
+        try:
+            out = fn((task,), mine)
+        except Exception as exc:  # carried to the driver in Spark's error text, rebuilt there (failures.failure_in)
+            raise TaskFailure.of(exc, bolt, task) from exc
+        yield from out.to_batches()
 
 
 def _slot(parallelism: int) -> Column:

@@ -166,7 +166,8 @@ def run_stored(
     run_task(task, batch, now_ms, watermark, event_times, after_flush)
     out = list(emitted)
     emitted.clear()
-    if not commit_task(task, built.fields, store, batch_id, {OUTPUTS_KEY: encode_emissions(out)}):
+    outputs = encode_emissions(out, task.component, task.task_index)
+    if not commit_task(task, built.fields, store, batch_id, {OUTPUTS_KEY: outputs}):
         return store.committed_outputs(), False  # another attempt of this batch committed first: its outputs stand
     return out, True
 

@@ -45,6 +45,7 @@ from topologies.executor.runtime import SPOUT_TASK, Output
 from topologies.executor.stage_engines import SparkStages, StageEngine
 from topologies.executor.tasks import EventTimes, gather_event_times, lowest_watermark
 from topologies.executor.worker import StageSpec
+from topologies.failures import failure_in
 from topologies.metrics import BoltMetrics
 from topologies.sinks.records import FINAL
 from topologies.sinks.typed_outputs import parse_schema
@@ -186,9 +187,15 @@ class DistributedPlacement:
         spouts = next((frames[s] for s in self.topology.spouts if s in frames), None)
         forward = spouts if self.spout_readers and self.spout_readers[0] == bid else None
         keep = bid in self.read_by_bolts or bool(spec.kept)  # a downstream stage or a sink reads it later
-        frame, driver_rows = self.engine.stage(upstream, bid, spec.parallelism,
-                                               partial(run_task_group, spec, self.routing, start),
-                                               forward=forward, keep=keep)
+        try:
+            frame, driver_rows = self.engine.stage(upstream, bid, spec.parallelism,
+                                                   partial(run_task_group, spec, self.routing, start),
+                                                   forward=forward, keep=keep)
+        except Exception as err:
+            failure = failure_in(err)  # a bolt's error on an executor: raised as the bolt raised it
+            if failure is None:
+                raise
+            raise failure from None
         frames[bid] = frame
         kept += [frame] if keep else []
         forwarded = None
