@@ -198,9 +198,10 @@ def summary(handle: TopologyHandle, output: str | Path, how: str) -> str:
     """The one line printed when a run ends: how, batches, rows, counters, watermark and where the outputs are."""
     p = handle.progress
     return (
-        f"[{handle.name}] {how}: batches {p.batches}  rows {p.input_rows}  windows fired {p.windows_fired}  "
-        f"late tuples {p.late_tuples}  watermark {format_watermark(p.watermark, p.wall_clock_ms)}  "
-        f"{handle.output_count} outputs in {join(output, handle.name)}"
+        f"[{handle.name}] {how}: run: batches {p.batches}  rows {p.input_rows}  replays {p.replays}  "
+        f"windows fired {p.windows_fired}  late tuples {p.late_tuples}  "
+        f"watermark {format_watermark(p.watermark, p.wall_clock_ms)}  {handle.output_count} outputs in "
+        f"{join(output, handle.name)}"
     )
 
 

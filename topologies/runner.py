@@ -58,8 +58,11 @@ class Progress:
     ``rows_per_second`` is Spark's ``processedRowsPerSecond`` of the last batch
     (heartbeat rows included); ``watermark`` is the lowest watermark of any bolt
     task (epoch ms, None when no bolt runs in event time; ``END_OF_TIME`` after
-    the shutdown flush); ``windows_fired`` and ``late_tuples`` count the whole
-    run. ``last_batch`` is squall's :class:`~topologies.metrics.BatchMetrics` of
+    the shutdown flush); ``batches``, ``input_rows``, ``replays``,
+    ``windows_fired`` and ``late_tuples`` count the whole run, committed batches
+    only (a batch a failure or a stop interrupted counts when it runs again;
+    ``replays`` counts the batches Spark ran again, after a failure or in a new
+    process). ``last_batch`` is squall's :class:`~topologies.metrics.BatchMetrics` of
     the last batch (per-bolt figures), ``wall_clock_ms`` when this report was
     made (for the watermark's lag).
     """
@@ -83,14 +86,21 @@ class Progress:
         return self.wall_clock_ms - self.watermark
 
     def line(self) -> str:
-        """One line for a console: the watermark as UTC time with its lag, then the last batch's bolts."""
+        """One line for a console: the run's totals and watermark, then the last batch's figures, each labelled.
+
+        ``run: batches 12  rows 4800  replays 0  windows fired 31  late tuples 2  watermark ... |
+        last batch 11: rows/s 812.0  sum in 400 out 3 ...`` (``last batch 11 (replay)`` when Spark ran it again).
+        """
         line = (
-            f"batches {self.batches}  last batch {self.last_batch_id}  rows {self.input_rows}  "
-            f"rows/s {self.rows_per_second:.1f}  watermark {format_watermark(self.watermark, self.wall_clock_ms)}  "
-            f"windows fired {self.windows_fired}  late tuples {self.late_tuples}"
+            f"run: batches {self.batches}  rows {self.input_rows}  replays {self.replays}  "
+            f"windows fired {self.windows_fired}  late tuples {self.late_tuples}  "
+            f"watermark {format_watermark(self.watermark, self.wall_clock_ms)}"
         )
-        if self.last_batch is not None and self.last_batch.bolts:
-            line += f"  | {self.last_batch.bolts_line()}"
+        if self.last_batch_id is not None:
+            replay = " (replay)" if self.last_batch is not None and self.last_batch.replay else ""
+            line += f"  | last batch {self.last_batch_id}{replay}: rows/s {self.rows_per_second:.1f}"
+            if self.last_batch is not None and self.last_batch.bolts:
+                line += f"  {self.last_batch.bolts_line()}"
         return line
 
 

@@ -75,7 +75,7 @@ def test_squall_run_reads_a_kafka_topic(kafka, tmp_path, jars):
     added = [line for line in lines if line.startswith(note)]
     assert len(added) == (0 if jars else 1), result.stdout
     # 20 records, 8 a batch: three batches
-    assert any(line.startswith("[kafka_sums] done: batches 3") for line in lines), result.stdout
+    assert any(line.startswith("[kafka_sums] done: run: batches 3") for line in lines), result.stdout
     outputs = [json.loads(line) for line in lines if line.startswith("{")]
     assert outputs == [  # (0, 10 s] holds 0..9, (10 s, 20 s] holds 10..19 (the latter from the end-of-input flush)
         {"component": "sum", "task": 0, "stream": "default", "values": [10_000, sum(range(10))]},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -60,8 +61,11 @@ def test_the_watermark_reads_as_utc_time_with_its_lag_and_end_of_time_by_name():
         windows_fired=3, late_tuples=0, replays=0, wall_clock_ms=1_795_403_706_325,
         last_batch=BatchMetrics(batch_id=1, input_rows=40, time_ms=0, watermark=None, bolts=bolts),
     )
-    assert "watermark 2026-11-23T03:15:02.125Z (lag 4.2 s)" in progress.line()
-    assert progress.line().endswith("| sum in 40 out 3 fired 3 late 0 state 1.3 KB 4.1 ms")
+    assert progress.line().startswith("run: batches 2  rows 40  replays 0  windows fired 3  late tuples 0  "
+                                      "watermark 2026-11-23T03:15:02.125Z (lag 4.2 s)")
+    assert progress.line().endswith("| last batch 1: rows/s 10.0  sum in 40 out 3 fired 3 late 0 state 1.3 KB 4.1 ms")
+    replayed = BatchMetrics(batch_id=1, input_rows=40, time_ms=0, watermark=None, bolts=bolts, replay=True)
+    assert "| last batch 1 (replay): rows/s" in dataclasses.replace(progress, last_batch=replayed).line()
     assert progress.watermark_lag_ms == 4_200
     assert "9223372036854775807" not in Progress(1, 0, 1, 0.0, END_OF_TIME, 0, 0, 0, wall_clock_ms=0).line()
 
@@ -95,16 +99,75 @@ def test_driver_mode_records_each_bolts_figures_per_batch(tmp_path):
 
 def test_a_replayed_batch_replaces_its_entry_with_what_the_replay_did(tmp_path):
     executor = run_driver(tmp_path)
-    first = executor.metrics.get(3)
+    first, totals = executor.metrics.get(3), executor.totals()
     executor.run(3, {"sensor": BATCHES[3]})  # Spark runs the last batch id again
     again = executor.metrics.get(3)
     assert again.replay and not first.replay and len(executor.metrics) == 4
     for bid in ("window-sum", "late-log"):
         a, b = first.bolts[bid], again.bolts[bid]
-        assert (a.tuples_in, a.tuples_out) == (b.tuples_in, b.tuples_out)
-        # Every task's store holds batch 3: the tasks re-send their committed emissions without running.
-        assert (b.windows_fired, b.late_tuples, b.state_bytes) == (0, 0, 0)
+        # Every task's store holds batch 3: the tasks re-send their committed emissions and figures without running.
+        assert (a.tuples_in, a.tuples_out, a.windows_fired, a.late_tuples) == (
+            b.tuples_in, b.tuples_out, b.windows_fired, b.late_tuples)
+        assert b.state_bytes == 0
     assert again.watermark == first.watermark
+    assert executor.totals() == {**totals, "replays": 1}  # the batch counts once
+
+
+def test_a_batch_run_again_in_a_new_process_is_a_replay(tmp_path):
+    from state_backends import open_backend
+
+    store = f"memory://replays-{uuid.uuid4().hex[:8]}"  # named: a second executor finds the first one's commits
+    first = DriverExecutor(event_time_late.build_topology(str(tmp_path)), {},
+                           BatchClock(tmp_path / "d", counting_clock()), OutputLog(None), open_backend(store))
+    for batch_id, rows in enumerate(BATCHES):
+        first.run(batch_id, {"sensor": rows})
+    assert first.totals()["replays"] == 0 and not any(m.replay for m in first.metrics)
+    again = DriverExecutor(event_time_late.build_topology(str(tmp_path)), {},
+                           BatchClock(tmp_path / "d", counting_clock()), OutputLog(None), open_backend(store))
+    again.run(3, {"sensor": BATCHES[3]})  # the process died before Spark committed batch 3: Spark runs it again
+    assert again.metrics.get(3).replay
+    assert again.totals()["replays"] == 1 and again.totals()["batches"] == 1
+
+
+class FailOnce(Exception):
+    pass
+
+
+@pytest.mark.parametrize("placement", ["driver", "distributed"])
+def test_the_windows_of_a_failed_batch_count_once_when_it_runs_again(tmp_path, monkeypatch, placement):
+    from state_backends import open_backend
+    from topologies.executor import stored
+
+    def executor(name: str) -> DriverExecutor | DistributedExecutor:
+        topology, clock = event_time_late.build_topology(str(tmp_path)), BatchClock(tmp_path / name, counting_clock())
+        if placement == "driver":
+            return DriverExecutor(topology, {}, clock, OutputLog(None))
+        return DistributedExecutor(topology, {}, clock, OutputLog(None), open_backend("memory://"),
+                                   f"{name}-{uuid.uuid4().hex[:8]}", None, "memory://",
+                                   engine=LocalStages(fresh_tasks=True))
+
+    worker._backend("memory://")
+    clean = executor("clean")
+    for batch_id, rows in enumerate(BATCHES):
+        clean.run(batch_id, {"sensor": rows})
+    failing, original, failed = executor("failing"), stored.run_task, []
+
+    def fail_in_batch_2(task, batch, now, *args, **kwargs):  # after the task ran: its windows fired
+        original(task, batch, now, *args, **kwargs)
+        if now == clean.metrics.get(2).time_ms and task.component == "late-log" and not failed:
+            failed.append(task.component)
+            raise FailOnce("the bolt fails batch 2 once")
+
+    monkeypatch.setattr(stored, "run_task", fail_in_batch_2)
+    for batch_id, rows in enumerate(BATCHES):
+        if batch_id == 2:
+            with pytest.raises(FailOnce):
+                failing.run(batch_id, {"sensor": rows})
+        failing.run(batch_id, {"sensor": rows})  # batch 2: Spark runs it again
+    assert failed == ["late-log"]
+    assert failing.metrics.get(2).replay and failing.totals()["replays"] == 1
+    assert failing.totals()["windows_fired"] == clean.totals()["windows_fired"] > 0
+    assert failing.totals()["late_tuples"] == clean.totals()["late_tuples"] == 3
 
 
 def test_distributed_mode_records_the_same_figures_as_driver_mode(tmp_path, monkeypatch):

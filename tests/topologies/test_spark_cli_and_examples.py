@@ -35,7 +35,7 @@ def test_cli_runs_a_topology_file(spark, tmp_path, capsys):
     assert main(["run", "topologies/examples/word_count.py", "--available-now", "--checkpoint",
                  str(tmp_path), "--progress-every", "1"]) == 0
     out = capsys.readouterr().out
-    assert "[word_count] done: batches 1" in out
+    assert "[word_count] done: run: batches 1" in out
     assert (tmp_path / "output" / "word_count" / "final.jsonl").exists()
 
 

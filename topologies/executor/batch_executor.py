@@ -121,12 +121,14 @@ class BatchExecutor(FlushingExecutor):
         if not decoded and isinstance(source, Mapping):
             source = self.placement.source_of_rows(source)
         with self._lock, self._held():
+            started = self.clock.started(batch_id)  # by this process or an earlier one (then Spark runs it again)
             now = self.clock.time_of(batch_id, self.stats.last_time_ms)
             last = self.stats.last_batch_id
-            replay = last is not None and batch_id <= last
-            if replay:
+            rerun = last is not None and batch_id <= last
+            if rerun:
                 self.placement.rewind(batch_id, last)  # type: ignore[arg-type]
-                self.stats.replays += 1
+            replay = rerun or started
+            self.stats.replays += replay
             # From here the placement may have run part of the batch: if it fails, Spark runs it again.
             self.stats.last_batch_id, self.stats.last_time_ms = batch_id, now
             start = self.counters_store.start_of(batch_id)

@@ -58,6 +58,10 @@ class BatchClock:
         self.directory.delete(f"{batch_id - KEEP_TIMES}.json")
         return now
 
+    def started(self, batch_id: int) -> bool:
+        """Whether ``batch_id`` was started before (its time is recorded): running it now is a replay."""
+        return self._recorded(batch_id) is not None
+
     def _recorded(self, batch_id: int) -> int | None:
         name = f"{batch_id}.json"
         if batch_id < 0 or not self.directory.exists(name):

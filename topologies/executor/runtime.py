@@ -248,10 +248,20 @@ class TopologyRuntime:
         for slot in self.tasks[bid]:
             queued = self.router.take(bid, slot.index)
             late_before, bytes_before = slot.task.late_tuples, slot.store.bytes_written
-            emissions, current = run_stored(slot.built, slot.store, batch_id, queued, now_ms, watermark, event_times,
-                                            after_flush)
+            slot_fired_before = self.fired_by_bolt.get(bid, 0)
+
+            def figures(slot: TaskSlot = slot, late_before: int = late_before, before: int = slot_fired_before
+                        ) -> tuple[int, int]:
+                return self.fired_by_bolt.get(bid, 0) - before, max(0, slot.task.late_tuples - late_before)
+
+            emissions, current, (fired, slot_late) = run_stored(slot.built, slot.store, batch_id, queued, now_ms,
+                                                                watermark, event_times, after_flush, figures)
+            # A task that committed this batch before (a replay) did not run: its committed windows count.
+            unseen = fired - (self.fired_by_bolt.get(bid, 0) - slot_fired_before)
+            self.fired_by_bolt[bid] = self.fired_by_bolt.get(bid, 0) + unseen
+            self.windows_fired += unseen
             tuples_in, tuples_out = tuples_in + len(queued), tuples_out + len(emissions)
-            late += max(0, slot.task.late_tuples - late_before)
+            late += slot_late
             written += slot.store.bytes_written - bytes_before
             if not current:
                 self.tasks[bid][slot.index] = self._slot(bid, slot.index)

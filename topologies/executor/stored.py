@@ -14,7 +14,7 @@ namespace ``<topology>/__router`` with the same batch-id rule.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from bolts import BaseBolt, BoltTask, PlainBoltTask
@@ -29,6 +29,8 @@ from topologies.executor.wire import Emission, decode_emissions, encode_emission
 
 # Apart from the bolt executors' keys (meta, c/, d/, e/, i/, u/, p/, t/, x/, w/, b/) and the attributes' (f/).
 OUTPUTS_KEY = b"o/batch"
+Figures = tuple[int, int]  # a task's windows fired and late tuples in one batch
+FIGURES_KEY = b"o/figures"  # [windows fired, late tuples] of the committed batch, reported again on a replay
 TASK_KEY = b"s/task"
 ROUTER = "__router"
 
@@ -101,6 +103,11 @@ class TaskStore:
         data = self.namespace.get(OUTPUTS_KEY)
         return [] if data is None else decode_emissions(data)
 
+    def committed_figures(self) -> Figures:
+        """The windows fired and late tuples of the last committed batch ((0, 0) if none were stored)."""
+        data = self.namespace.get(FIGURES_KEY)
+        return (0, 0) if data is None else tuple(unpack_value(data))  # type: ignore[return-value]
+
     def __deepcopy__(self, memo: dict[int, Any]) -> TaskStore:
         return self
 
@@ -147,29 +154,34 @@ def resume(built: BuiltTask, store: TaskStore) -> None:
 def run_stored(
     built: BuiltTask, store: TaskStore, batch_id: int, batch: TaskInput, now_ms: int | None,
     watermark: int | None, event_times: Mapping[tuple[str, str], int] | None = None, after_flush: bool = False,
-) -> tuple[list[Emission], bool]:
-    """Run a stored task on batch ``batch_id`` and commit it; returns its emissions and whether it is current.
+    figures: Callable[[], Figures] | None = None,
+) -> tuple[list[Emission], bool, Figures]:
+    """Run a stored task on batch ``batch_id`` and commit it; its emissions, whether it is current, its figures.
 
     The emissions are in order; the flag says whether the task in memory is now
-    the committed one. When the store already holds ``batch_id`` (a replay; the task must then
-    have been built from the store), the task is not run and its committed
-    emissions are returned. When another attempt of the batch committed first,
-    its emissions are returned and the task in memory is not the committed one:
+    the committed one. ``figures()``, read after the task ran, gives its windows
+    fired and late tuples, committed with the batch. When the store already
+    holds ``batch_id`` (a replay; the task must then have been built from the
+    store), the task is not run and its committed emissions and figures are
+    returned. When another attempt of the batch committed first, its emissions
+    and figures are returned and the task in memory is not the committed one:
     rebuild it from the store before using it again. A bolt attribute that
     cannot be stored fails the batch before anything is written (``TypeError``
     naming bolt and attribute).
     """
     if check_not_ahead(store, batch_id, "foreachBatch") == batch_id:
-        return store.committed_outputs(), True
+        return store.committed_outputs(), True, store.committed_figures()
     task, emitted = built.task, built.sink.items
     emitted.clear()
     run_task(task, batch, now_ms, watermark, event_times, after_flush)
     out = list(emitted)
     emitted.clear()
-    outputs = encode_emissions(out, task.component, task.task_index)
-    if not commit_task(task, built.fields, store, batch_id, {OUTPUTS_KEY: outputs}):
-        return store.committed_outputs(), False  # another attempt of this batch committed first: its outputs stand
-    return out, True
+    done = figures() if figures is not None else (0, 0)
+    extra = {OUTPUTS_KEY: encode_emissions(out, task.component, task.task_index), FIGURES_KEY: pack_value(list(done))}
+    if not commit_task(task, built.fields, store, batch_id, extra):
+        # another attempt of this batch committed first: its outputs stand
+        return store.committed_outputs(), False, store.committed_figures()
+    return out, True, done
 
 
 def commit_task(task: BoltTask, fields: InstanceFields, store: TaskStore, batch_id: int,

@@ -107,22 +107,25 @@ def run_one(spec: StageSpec, index: int, batch: TaskInput) -> TaskResult:
     built, fired = cached.built, cached.fired
     task = built.task
     fired.count, late_before, bytes_before = 0, task.late_tuples, cached.store.bytes_written
+
+    def figures() -> tuple[int, int]:
+        return fired.count, max(0, task.late_tuples - late_before)
+
     if spec.closing:
         run_task(task, batch, None, spec.watermark, spec.event_times)
         task.close()
-        emissions = built.sink.take()
+        emissions, done = built.sink.take(), figures()
     else:
         if spec.batch_id is None:
             msg = "run_one: a stage that is not closing needs a batch id"
             raise ValueError(msg)
-        emissions, current = run_stored(built, cached.store, spec.batch_id, batch, spec.now_ms, spec.watermark,
-                                        spec.event_times, spec.after_flush)
+        emissions, current, done = run_stored(built, cached.store, spec.batch_id, batch, spec.now_ms,
+                                              spec.watermark, spec.event_times, spec.after_flush, figures)
         if current:  # a task whose attempt lost to another's commit is rebuilt from the store next time
             cached.committed = spec.batch_id
             _TASKS[key] = cached
     written = cached.store.bytes_written - bytes_before
-    return TaskResult(emissions, task.watermark, fired.count, max(0, task.late_tuples - late_before), written,
-                      task.event_time_maxima())
+    return TaskResult(emissions, task.watermark, *done, written, task.event_time_maxima())
 
 
 def _build(spec: StageSpec, index: int, store: TaskStore) -> _Cached:

@@ -98,6 +98,7 @@ class DistributedPlacement:
         self.read_by_bolts = {up for b in topology.order for up in topology.upstream(b)} - spouts
         self.windows_fired = 0
         self.late_tuples = 0
+        self._counted: tuple[int | None, int, int] = (None, 0, 0)  # the last batch counted: its id and figures
 
     def _session(self, spark: SparkSession) -> None:
         if isinstance(self.engine, SparkStages) and self.engine.spark is None:
@@ -171,9 +172,26 @@ class DistributedPlacement:
             if sinks is not None:
                 key = FINAL if batch_id is None else batch_id
                 sinks.write(KeptOutputs(key, result.outputs, frames, self.engine, sinks, seen))
+            self._count(batch_id, result)
         finally:
             self.engine.release(kept)
         return result
+
+    def _count(self, batch_id: int | None, result: BatchResult) -> None:
+        """Add a batch that ran through to the run's figures, replacing its earlier count when Spark ran it again.
+
+        A batch a failure or a stop interrupted counts nothing; when it runs
+        again, a task that had committed it reports its committed figures.
+        """
+        fired = sum(m.windows_fired for m in result.bolts.values())
+        late = sum(m.late_tuples for m in result.bolts.values())
+        last, last_fired, last_late = self._counted
+        if batch_id is not None and batch_id == last:  # Spark ran the last batch again: its figures replace them
+            self.windows_fired -= last_fired
+            self.late_tuples -= last_late
+        self.windows_fired += fired
+        self.late_tuples += late
+        self._counted = (batch_id, fired, late)
 
     def _run_stage(self, bid: str, batch_id: int | None, now: int | None, start: Mapping[CounterKey, int],
                    frames: dict[str, Any], end: dict[CounterKey, int], result: BatchResult,
@@ -211,9 +229,7 @@ class DistributedPlacement:
             raise RuntimeError(msg)
         self.marks[bid] = [s.watermark for s in statuses]
         gather_event_times(result.event_times, bid, (s.event_time_maxima() for s in statuses))
-        metrics = result.bolts[bid] = stage_metrics(statuses, (time.perf_counter() - started) * 1000)
-        self.windows_fired += metrics.windows_fired
-        self.late_tuples += metrics.late_tuples
+        result.bolts[bid] = stage_metrics(statuses, (time.perf_counter() - started) * 1000)
         for status in statuses:
             for stream, bolt, counter in status.counters:
                 end[bid, status.task, stream, bolt] = counter
