@@ -424,8 +424,8 @@ class SparkRunner:
             sinks=self.sinks,
         )
         backend = self.backend if self.backend is not None else spec.open_state()
-        if self.remote or scheme_of(self.state) != "memory":  # a process's memory:// does not outlive it
-            check_store_not_behind(backend, self.state, name, topology, spec.spark_checkpoint())
+        # memory:// too: a new runner (a new process) finds it empty while the checkpoint goes on (store_check.py)
+        check_store_not_behind(backend, self.state, name, topology, spec.spark_checkpoint())
         executor = self._executor(spec, backend)
         executor.complete_pending_flush()  # a flush a killed run began is finished before new batches run
         from topologies.executor import BatchLayout

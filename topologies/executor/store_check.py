@@ -7,6 +7,14 @@ checkpoint records batch ``n`` as committed, a durable store holds at least
 without persistence, a dropped HBase table): resuming from it would start
 windows and state afresh while the checkpoint goes on from ``n``, silently
 dropping what the lost state held. :func:`check_store_not_behind` refuses it.
+
+A ``memory://`` store is checked too: it lives as long as its ``SparkRunner``
+(``memory://<name>``: as long as the process), so a new runner on a checkpoint
+with committed batches meets it empty. Going on would start every window (the
+tuples a count window still holds, those it will report expired), user state
+and shuffle counter afresh mid-stream, and the outputs after the restart would
+differ from those of a run that did not stop, or of the same run on
+``redis://`` (distributed mode, which cannot use ``memory://``).
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from state_backends import StateBackend, redact
+from state_backends.urls import scheme_of
 from topologies.executor.storage import StorageDir, as_dir
 from topologies.executor.stored import ROUTER, namespace_name
 from topologies.topology import Topology
@@ -49,11 +58,18 @@ def check_store_not_behind(backend: StateBackend, url: str, name: str, topology:
         if committed is None or committed < last:
             held = "nothing" if committed is None else f"batch {committed}"
             behind = last + 1 if committed is None else last - committed
+            why = (
+                "memory:// lives only as long as the SparkRunner that ran the query (memory://<name>: as long as "
+                "its process), and resuming in a new one would start windows and state afresh mid-stream; resubmit "
+                "on that runner, or use redis:// or hbase:// state to resume across processes"
+                if scheme_of(url) == "memory"
+                else "the store lost data (was it restarted without persistence?), and resuming would start windows "
+                "and state afresh mid-stream"
+            )
             msg = (
                 f"submit: the state store {redact(url)} is behind the checkpoint of {name!r}: namespace {ns!r} "
                 f"holds {held}, but Spark's checkpoint ({spark_checkpoint}) committed batch {last}, {behind} "
-                "batch(es) more; the store lost data (was it restarted without persistence?), and resuming would "
-                "start windows and state afresh mid-stream. To start afresh on purpose, delete the checkpoint "
-                f"directory {str(spark_checkpoint).removesuffix('/spark')} (or submit under a new name)"
+                f"batch(es) more; {why}. To start afresh on purpose, delete the checkpoint directory "
+                f"{str(spark_checkpoint).removesuffix('/spark')} (or submit under a new name)"
             )
             raise RuntimeError(msg)
