@@ -16,8 +16,15 @@ Spark's hash partitioning sends to partition ``i`` (:func:`task_slots`), so
 each task is alone in one Spark task; ``mapInArrow`` there groups the
 partition's rows by task, drops the ticks and runs the task.
 
-One Spark job per stage: a bolt's frame is computed by the action that
-collects its driver rows, and the first stage that reads the spouts' frame
+Bolts that do not read one another run as one *layer* in one job
+(:meth:`SparkStages.layer`): every ``(bolt, task)`` of the layer takes one slot
+of one shuffle, so a topology of many bolts side by side (one per key
+space, say) costs one job per batch rather than one per bolt; the layer's
+frame holds every bolt's rows, and a reader filters them by target. A chain of
+bolts is a layer per bolt.
+
+One Spark job per layer: a layer's frame is computed by the action that
+collects its driver rows, and the first layer that reads the spouts' frame
 computes it in the same job and *forwards* the spouts' driver rows (their
 outputs and status rows) into its own frame, so they come back with the
 stage's rows instead of in a job of their own. A frame is persisted only when
@@ -39,8 +46,9 @@ moves, benchmarks without a cluster).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import lru_cache, partial, reduce
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -56,6 +64,16 @@ if TYPE_CHECKING:
 
 SpoutFn = Callable[[Iterator["pa.RecordBatch"]], Iterator["pa.RecordBatch"]]
 TaskFn = Callable[[tuple[Any, ...], "pa.Table"], "pa.Table"]
+
+
+@dataclass(frozen=True)
+class LayerStage:
+    """One bolt's stage in a layer: the frames it reads, its parallelism and its task function."""
+
+    frames: Sequence[Any]
+    bolt: str
+    parallelism: int
+    fn: TaskFn
 
 
 class StageEngine(Protocol):
@@ -75,6 +93,14 @@ class StageEngine(Protocol):
 
         The driver rows of ``forward`` (one of ``frames``) come back with the
         stage's own; ``keep``: whether the frame is read again after this call.
+        """
+        ...
+
+    def layer(self, stages: Sequence[LayerStage], *, forward: Any = None, keep: bool = True) -> tuple[Any, pa.Table]:
+        """Several bolts' stages (none reading another's frame) as one frame, and its driver rows.
+
+        Each stage's chunks go to its tasks as :meth:`stage` sends them; the
+        frame holds every stage's rows (a reader filters by target).
         """
         ...
 
@@ -188,6 +214,34 @@ def _run_tasks(fn: TaskFn, bolt: str, batches: Iterator[pa.RecordBatch]) -> Iter
         yield from out.to_batches()
 
 
+def _run_layer_tasks(fns: Mapping[str, TaskFn], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """A layer's tasks in one Spark partition: each ``(bolt, task)`` whose tick is here runs on its chunks.
+
+    A tick row has no ``target`` and names its bolt in ``source``; a chunk's
+    ``target`` is its bolt. Rows for the driver (forwarded) pass through first.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    parts = [b for b in batches if b.num_rows]
+    if not parts:
+        return
+    rows = pa.Table.from_batches(parts)
+    target = rows.column("target")
+    mine = pc.is_in(target, value_set=pa.array(list(fns), pa.string()))
+    yield from rows.filter(pc.and_(pc.is_valid(target), pc.invert(mine))).select(routed.COLUMNS).to_batches()
+    chunks = rows.filter(mine).select(routed.COLUMNS)
+    ticks = rows.filter(pc.is_null(target))
+    for bolt, task in sorted(set(zip(ticks.column("source").to_pylist(), ticks.column("task").to_pylist(),
+                                     strict=True))):
+        at = pc.and_(pc.equal(chunks.column("target"), bolt), pc.equal(chunks.column("task"), task))
+        try:
+            out = fns[bolt]((task,), chunks.filter(at))
+        except Exception as exc:  # carried to the driver in Spark's error text, rebuilt there (failures.failure_in)
+            raise TaskFailure.of(exc, bolt, task) from exc
+        yield from out.to_batches()
+
+
 def _slot(parallelism: int) -> Column:
     """Each row's task slot (:func:`task_slots`), the column a stage is shuffled on.
 
@@ -258,6 +312,56 @@ class SparkStages:
             # A frame nobody reads again holds driver rows only: nothing to filter out.
             return out, self.driver_rows(out, mixed=keep)
 
+    def layer(self, stages: Sequence[LayerStage], *, forward: DataFrame | None = None,
+              keep: bool = True) -> tuple[DataFrame, pa.Table]:
+        """Several bolts' stages in one job: every ``(bolt, task)`` alone in one partition of one shuffle.
+
+        Task ``t`` of the ``i``-th stage takes slot number ``offset_i + t``
+        (:func:`task_slots` over all the layer's tasks); its ticks name the bolt
+        in ``source``. One stage is :meth:`stage`.
+        """
+        from pyspark.sql import functions as F
+
+        if len(stages) == 1:
+            one = stages[0]
+            return self.stage(one.frames, one.bolt, one.parallelism, one.fn, forward=forward, keep=keep)
+        frames = {id(f): f for st in stages for f in st.frames}
+        session = next(iter(frames.values())).sparkSession if frames else self.spark
+        offsets, total, names, tasks = {}, 0, [], []
+        for st in stages:
+            offsets[st.bolt] = total
+            total += st.parallelism
+            names += [st.bolt] * st.parallelism
+            tasks += list(range(st.parallelism))
+        given = {
+            "source": F.element_at(F.array(*(F.lit(n) for n in names)), F.col("id").cast("int") + 1),
+            "task": F.element_at(F.array(*(F.lit(t) for t in tasks)), F.col("id").cast("int") + 1).cast("bigint"),
+        }
+        types = dict(column.split(" ") for column in routed.SCHEMA.split(", "))
+        ticks = session.range(0, total, 1, 1).select(*(  # every column of a frame, the others null
+            given.get(c, F.lit(None).cast(types[c])).alias(c) for c in routed.COLUMNS))
+        target = F.col("target")
+        inputs = ticks
+        for frame in frames.values():
+            readers = [st.bolt for st in stages if any(f is frame for f in st.frames)]
+            wanted = target.isin(*readers)
+            if frame is forward:
+                wanted = wanted | target.isin(routed.OUT, routed.STATUS)
+            inputs = frame.filter(wanted).unionByName(inputs, allowMissingColumns=True)
+        bolt = F.coalesce(target, F.col("source"))
+        first = F.create_map(*(F.lit(x) for b, o in offsets.items() for x in (b, o)))
+        width = F.create_map(*(F.lit(x) for st in stages for x in (st.bolt, st.parallelism)))
+        # Rows for the driver (forwarded) belong to no stage: any slot takes them.
+        index = F.when(bolt.isin(*offsets), F.element_at(first, bolt)
+                       + F.pmod(F.col("task"), F.element_at(width, bolt))).otherwise(F.lit(0))
+        slots = F.array(*(F.lit(s) for s in task_slots(total)))
+        placed = inputs.repartition(total, F.element_at(slots, index.cast("int") + 1))
+        out = placed.mapInArrow(partial(_run_layer_tasks, {st.bolt: st.fn for st in stages}), routed.SCHEMA)
+        with fixed_plan(session):
+            if keep:
+                out = out.persist()
+            return out, self.driver_rows(out, mixed=keep)
+
     def driver_rows(self, frame: DataFrame, mixed: bool = True) -> pa.Table:
         """The frame's rows addressed to the driver (one job; none to compute when the frame is cached).
 
@@ -325,6 +429,15 @@ class LocalStages:
             out.append(fn((pa.scalar(task),), rows.filter(pc.equal(rows.column("task"), task))))
         frame = pa.concat_tables(out)
         return frame, self.driver_rows(frame)
+
+    def layer(self, stages: Sequence[LayerStage], *, forward: pa.Table | None = None,
+              keep: bool = True) -> tuple[pa.Table, pa.Table]:
+        """Each stage in turn (the first forwarding ``forward``'s driver rows), as one frame."""
+        import pyarrow as pa
+
+        done = [self.stage(st.frames, st.bolt, st.parallelism, st.fn, forward=forward if not i else None)
+                for i, st in enumerate(stages)]
+        return pa.concat_tables([f for f, _ in done]), pa.concat_tables([rows for _, rows in done])
 
     def driver_rows(self, frame: pa.Table) -> pa.Table:
         """The frame's rows addressed to the driver."""

@@ -29,6 +29,9 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from bolts.codecs.value_codec import unpack_value
 from topologies.executor.batch_layout import BatchLayout
 from topologies.executor.placements.base import BatchResult, CounterKey
@@ -40,9 +43,12 @@ from topologies.executor.routed import (
     run_task_group,
     statuses_of,
 )
+from topologies.executor.routed import (
+    empty as routed_empty,
+)
 from topologies.executor.routing import RoutingTable
 from topologies.executor.runtime import SPOUT_TASK, Output
-from topologies.executor.stage_engines import SparkStages, StageEngine
+from topologies.executor.stage_engines import LayerStage, SparkStages, StageEngine
 from topologies.executor.tasks import EventTimes, gather_event_times, lowest_watermark
 from topologies.executor.worker import StageSpec
 from topologies.failures import failure_in
@@ -56,6 +62,14 @@ if TYPE_CHECKING:
 
     from state_backends import StateBackend
     from topologies.executor.delivery.sink_delivery import SinkDelivery
+
+
+def levels(topology: Topology) -> list[list[str]]:
+    """The bolts by depth: a bolt reading only spouts is at 0, else one below the deepest bolt it reads."""
+    depth: dict[str, int] = {}
+    for bid in topology.order:
+        depth[bid] = 1 + max((depth[u] for u in topology.upstream(bid) if u in depth), default=-1)
+    return [[b for b in topology.order if depth[b] == d] for d in range(1 + max(depth.values(), default=-1))]
 
 
 def stage_metrics(statuses: list[TaskStatus], batch_ms: float) -> BoltMetrics:
@@ -96,6 +110,7 @@ class DistributedPlacement:
         # The stages reading the spouts' frame, in order (the first computes it), and the bolts another stage reads.
         self.spout_readers = [b for b in topology.order if spouts.intersection(topology.upstream(b))]
         self.read_by_bolts = {up for b in topology.order for up in topology.upstream(b)} - spouts
+        self.levels = levels(topology)
         self.windows_fired = 0
         self.late_tuples = 0
         self._counted: tuple[int | None, int, int] = (None, 0, 0)  # the last batch counted: its id and figures
@@ -142,7 +157,7 @@ class DistributedPlacement:
         end: dict[CounterKey, int] = dict(start)
         times = event_times or {}
         seen: set[str] = set()  # the kept streams some task emitted rows of
-        outputs: list[tuple[str, int, str, list[Any]]] = []
+        tables: list[pa.Table] = []  # the driver rows of the spouts and of each layer
         frames: dict[str, Any] = {}  # each component's frame; all spouts share one
         kept: list[Any] = []  # the frames persisted for later jobs, released when the batch ends
         result = BatchResult([], counters=end, event_times={bid: dict(seen) for bid, seen in times.items()})
@@ -154,21 +169,22 @@ class DistributedPlacement:
                                             keep=keep)
                 frames.update(dict.fromkeys(self.topology.spouts, spouts))
                 kept += [spouts] if keep else []
-            for bid in self.topology.order:
-                rows, forwarded = self._run_stage(bid, batch_id, now, start, frames, end, result, sinks, seen, kept,
-                                                  times.get(bid, {}), after_flush)
-                outputs.extend(rows)
+            for layer in self._layers(sinks):
+                rows, forwarded = self._run_layer(layer, batch_id, now, start, frames, end, result, sinks, seen,
+                                                  kept, times, after_flush)
+                tables.append(rows)
                 spout_rows = forwarded if forwarded is not None else spout_rows
             if spouts is not None:  # computed by the first stage that read it: the spouts' outputs come first
                 driver_rows = spout_rows if spout_rows is not None else self.engine.driver_rows(spouts)
-                outputs[:0] = outputs_of(driver_rows)
+                tables.insert(0, driver_rows)
                 for payload in statuses_of(driver_rows):
                     for sid, stream, count in unpack_value(payload):
                         result.rows += count
                         for bolt, _, _ in self.routing.subscribers.get((sid, stream), ()):
                             key = (sid, SPOUT_TASK, stream, bolt)
                             end[key] = end.get(key, 0) + count
-            result.outputs = [Output(*o) for o in outputs]
+            outputs = outputs_of(pa.concat_tables([routed_empty(), *tables])) if tables else []
+            result.outputs = [Output(*o) for o in outputs]  # by position in the topology: driver mode's order
             if sinks is not None:
                 key = FINAL if batch_id is None else batch_id
                 sinks.write(KeptOutputs(key, result.outputs, frames, self.engine, sinks, seen))
@@ -193,43 +209,66 @@ class DistributedPlacement:
         self.late_tuples += late
         self._counted = (batch_id, fired, late)
 
-    def _run_stage(self, bid: str, batch_id: int | None, now: int | None, start: Mapping[CounterKey, int],
+    def _layers(self, sinks: SinkDelivery | None) -> list[list[str]]:
+        """The bolts in layers run one job each: a layer's bolts read only spouts and earlier layers' bolts.
+
+        A bolt whose streams a sink keeps on the executors runs alone (its
+        frame is read by stream name). In topological order.
+        """
+        kept = {s.split(":")[0] for s in sinks.kept} if sinks is not None else set()
+        layers: list[list[str]] = []
+        for level in self.levels:
+            together = [b for b in level if b not in kept]
+            layers += [together] if together else []
+            layers += [[b] for b in level if b in kept]
+        return layers
+
+    def _run_layer(self, bids: list[str], batch_id: int | None, now: int | None, start: Mapping[CounterKey, int],
                    frames: dict[str, Any], end: dict[CounterKey, int], result: BatchResult,
-                   sinks: SinkDelivery | None, seen: set[str], kept: list[Any],
-                   event_times: Mapping[tuple[str, str], int], after_flush: bool,
-                   ) -> tuple[list[tuple[str, int, str, list[Any]]], Any]:
-        """Run one bolt's stage; its outputs, and the spouts' driver rows when this stage brought them (else None)."""
-        spec = replace(self._spec(bid, batch_id, now, sinks), event_times=dict(event_times), after_flush=after_flush)
+                   sinks: SinkDelivery | None, seen: set[str], kept: list[Any], times: EventTimes,
+                   after_flush: bool) -> tuple[pa.Table, Any]:
+        """Run a layer's stages in one job; its driver rows, and the spouts' if this layer brought them (else None)."""
+        specs = {bid: replace(self._spec(bid, batch_id, now, sinks), event_times=dict(times.get(bid, {})),
+                              after_flush=after_flush) for bid in bids}
         started = time.perf_counter()
-        upstream = list({id(f): f for up in self.topology.upstream(bid) if (f := frames.get(up)) is not None}.values())
+        stages = [LayerStage(list({id(f): f for up in self.topology.upstream(bid) if (f := frames.get(up)) is not None
+                                   }.values()), bid, specs[bid].parallelism,
+                             partial(run_task_group, specs[bid], self.routing, start)) for bid in bids]
         spouts = next((frames[s] for s in self.topology.spouts if s in frames), None)
-        forward = spouts if self.spout_readers and self.spout_readers[0] == bid else None
-        keep = bid in self.read_by_bolts or bool(spec.kept)  # a downstream stage or a sink reads it later
+        forward = spouts if self.spout_readers and self.spout_readers[0] in bids else None
+        # A downstream stage or a sink reads the frame later.
+        keep = any(bid in self.read_by_bolts or bool(specs[bid].kept) for bid in bids)
         try:
-            frame, driver_rows = self.engine.stage(upstream, bid, spec.parallelism,
-                                                   partial(run_task_group, spec, self.routing, start),
-                                                   forward=forward, keep=keep)
+            frame, driver_rows = self.engine.layer(stages, forward=forward, keep=keep)
         except Exception as err:
             failure = failure_in(err)  # a bolt's error on an executor: raised as the bolt raised it
             if failure is None:
                 raise
             raise failure from None
-        frames[bid] = frame
+        frames.update(dict.fromkeys(bids, frame))
         kept += [frame] if keep else []
         forwarded = None
         if forward is not None:  # the spouts' rows have order o1 = 0, a bolt's its position (from 1)
-            import pyarrow.compute as pc
-
             from_spouts = pc.equal(driver_rows.column("o1"), 0)
             forwarded, driver_rows = driver_rows.filter(from_spouts), driver_rows.filter(pc.invert(from_spouts))
-        statuses = sorted((TaskStatus.unpack(p) for p in statuses_of(driver_rows)), key=lambda s: s.task)
-        if [s.task for s in statuses] != list(range(spec.parallelism)):
-            missing = sorted(set(range(spec.parallelism)) - {s.task for s in statuses})
+        elapsed = (time.perf_counter() - started) * 1000
+        for bid in bids:
+            mine = driver_rows.filter(pc.equal(driver_rows.column("source"), bid))
+            self._take_statuses(bid, specs[bid].parallelism, statuses_of(mine), elapsed, end, result, sinks, seen)
+        return driver_rows, forwarded
+
+    def _take_statuses(self, bid: str, parallelism: int, payloads: list[bytes], elapsed_ms: float,
+                       end: dict[CounterKey, int], result: BatchResult, sinks: SinkDelivery | None,
+                       seen: set[str]) -> None:
+        """What a bolt's tasks reported: watermarks, event times, figures, counters and the kept streams' types."""
+        statuses = sorted((TaskStatus.unpack(p) for p in payloads), key=lambda s: s.task)
+        if [s.task for s in statuses] != list(range(parallelism)):
+            missing = sorted(set(range(parallelism)) - {s.task for s in statuses})
             msg = f"stage {bid!r}: tasks {missing} gave no answer"
             raise RuntimeError(msg)
         self.marks[bid] = [s.watermark for s in statuses]
         gather_event_times(result.event_times, bid, (s.event_time_maxima() for s in statuses))
-        result.bolts[bid] = stage_metrics(statuses, (time.perf_counter() - started) * 1000)
+        result.bolts[bid] = stage_metrics(statuses, elapsed_ms)
         for status in statuses:
             for stream, bolt, counter in status.counters:
                 end[bid, status.task, stream, bolt] = counter
@@ -237,7 +276,6 @@ class DistributedPlacement:
                 seen.add(f"{bid}:{stream}")
                 if sinks is not None and shown:
                     sinks.types.of(f"{bid}:{stream}").learn(dict(parse_schema(shown)))
-        return outputs_of(driver_rows), forwarded
 
     def _spec(self, bid: str, batch_id: int | None, now: int | None, sinks: SinkDelivery | None) -> StageSpec:
         spec = self.topology.bolts[bid]
