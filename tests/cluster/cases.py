@@ -31,6 +31,18 @@ FIELDS = ("key", "ts", "value", "msgid")
 SCHEMA = "key STRING, ts BIGINT, value BIGINT, msgid BIGINT"
 PROBE_DIR = "probe_dir"  # conf key: where Probe records the process that ran each task
 KILL_AT = "kill_at"  # conf key: [msgid, marker path]: Probe's process dies by SIGKILL at that tuple, once
+KILL_EXECUTOR_AT = "kill_executor_at"  # conf key: [msgid, marker path]: the same for the executor JVM running Probe
+
+
+def executor_jvm() -> int:
+    """The pid of the Spark executor JVM this Python worker runs under (an ancestor process)."""
+    pid = os.getppid()
+    while pid > 1:
+        if b"CoarseGrainedExecutorBackend" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            return pid
+        pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    msg = "no executor JVM among this process's ancestors (not a local-cluster or cluster executor)"
+    raise RuntimeError(msg)
 
 
 @dataclass(frozen=True)
@@ -75,6 +87,8 @@ class Probe(BaseBolt):
     With ``conf[KILL_AT] = [msgid, marker]`` the process running it kills
     itself (SIGKILL) at the tuple with that ``msgid``, the first time only
     (it creates ``marker`` first): a Python worker dying inside ``execute``.
+    ``conf[KILL_EXECUTOR_AT]`` kills the executor JVM instead (the process
+    above the worker): the executor dies mid-stage with its cached frames.
     """
 
     def prepare(self, conf, context, collector):
@@ -82,16 +96,17 @@ class Probe(BaseBolt):
         self.where = Path(conf[PROBE_DIR]) / f"{context.component_id}-{context.task_index}" if PROBE_DIR in conf \
             else None
         self.kill_at = conf.get(KILL_AT)
+        self.kill_executor_at = conf.get(KILL_EXECUTOR_AT)
         self.count = 0
 
     def execute(self, input):
-        if self.kill_at is not None and input["msgid"] == self.kill_at[0]:
-            try:
-                Path(self.kill_at[1]).touch(exist_ok=False)
-            except FileExistsError:
-                pass
-            else:
-                os.kill(os.getpid(), signal.SIGKILL)
+        for at, victim in ((self.kill_at, os.getpid), (self.kill_executor_at, executor_jvm)):
+            if at is not None and input["msgid"] == at[0]:
+                try:
+                    Path(at[1]).touch(exist_ok=False)
+                except FileExistsError:
+                    continue
+                os.kill(victim(), signal.SIGKILL)
         self.count += 1
         if self.where is not None:
             with self.where.open("a", encoding="utf-8") as f:

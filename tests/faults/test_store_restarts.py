@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from tests.cluster.cases import KILL_AT
+from tests.cluster.cases import KILL_AT, KILL_EXECUTOR_AT
 from tests.faults.runs import Query, completed, write_input
 from tests.service_fixtures import RedisServer
 from tests.state_backends.thrift_server import ThriftServer
@@ -123,3 +123,19 @@ def test_python_worker_killed_inside_execute_under_local_cluster(data, expected,
     assert marker.exists(), "no Python worker reached the tuple that kills it"
     assert query.outputs() == expected
 
+
+
+@pytest.mark.redis
+@pytest.mark.cluster
+def test_an_executor_jvm_killed_mid_stage_under_local_cluster_loses_nothing(data, expected, tmp_path, redis_url):
+    marker = tmp_path / "executor-killed"
+    # msgid 30 arrives in the third file: batches 0 and 1 ran and committed before the executor dies, with the
+    # frames it cached; the stage's tasks run again on a new executor, and a task whose store holds the batch re-sends.
+    query = Query(data, tmp_path / "run", redis_url,
+                  extra={"mode": "distributed", "master": "local-cluster[2,1,1024]",
+                         "conf": {KILL_EXECUTOR_AT: [30, str(marker)]}})
+    result = query.run()
+    completed(result)
+    assert marker.exists(), "no executor reached the tuple that kills it"
+    assert query.outputs() == expected
+    print(f"executor JVM killed mid-stage: 1 kill, {sum(expected.values())} outputs as without it")
