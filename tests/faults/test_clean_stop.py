@@ -22,6 +22,7 @@ import uuid
 import pytest
 
 from tests.cluster.cases import keyed_rows
+from tests.faults import stop_run
 from tests.faults.runs import outputs_of, write_input
 from tests.service_fixtures import REPO
 from tests.topologies.test_spark_errors import UNSENDABLE
@@ -42,24 +43,31 @@ def _run(root, data, name, state, how, master="local[2]"):
     return json.loads(proc.stdout.strip().splitlines()[-1]), proc.stderr
 
 
-def _baseline(files, root, state):
-    """The uninterrupted outputs: the first two files, then all five, with the pause bolt never pausing."""
+def _baseline(spark, files, root):
+    """The uninterrupted outputs, in driver mode in this process (whose outputs are distributed mode's): the first
+    two files (a flush after batch 1), then all five, on one runner (its memory:// store lives with it)."""
+    from topologies import SparkRunner
+
     data, name = root / "input", f"base-{uuid.uuid4().hex[:8]}"
     data.mkdir(parents=True)
     (root / "pause").mkdir()
-    (root / "pause" / "paused").touch()
+    (root / "pause" / "paused").touch()  # it never pauses
+    runner = SparkRunner(spark, checkpoint_location=root / "checkpoint", output_dir=str(root / "output"),
+                         clock=stop_run.batch_clock(root / "checkpoint", name), heartbeat=False)
     for chunk in (files[:2], files[2:]):
         for f in chunk:
             shutil.copy2(f, data / f.name)
-        _run(root, data, name, state, "run")
+        handle = runner.submit(name, stop_run.topology(data, root / "pause", PAUSE_MSGID), available_now=True)
+        assert handle.await_termination(300)
     return outputs_of(root / "output" / name)
 
 
-def test_a_stop_during_a_distributed_batch_flushes_and_the_next_run_goes_on_as_without_the_stop(tmp_path, redis_url):
+def test_a_stop_during_a_distributed_batch_flushes_and_the_next_run_goes_on_as_without_the_stop(spark, tmp_path,
+                                                                                               redis_url):
     data = write_input(tmp_path / "input")
     files = sorted(data.glob("*.json"))
     assert len(files) == 5
-    expected = _baseline(files, tmp_path / "baseline", redis_url)
+    expected = _baseline(spark, files, tmp_path / "baseline")
     assert sum(expected.values()) > 40
 
     stopped, name = tmp_path / "stopped", f"stop-{uuid.uuid4().hex[:8]}"

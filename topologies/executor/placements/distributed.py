@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pyarrow as pa
 import pyarrow.compute as pc
 
+import topologies.executor.routed as routed
 from bolts.codecs.value_codec import unpack_value
 from topologies.executor.batch_layout import BatchLayout
 from topologies.executor.placements.base import BatchResult, CounterKey
@@ -42,9 +43,6 @@ from topologies.executor.routed import (
     route_spout_partition,
     run_task_group,
     statuses_of,
-)
-from topologies.executor.routed import (
-    empty as routed_empty,
 )
 from topologies.executor.routing import RoutingTable
 from topologies.executor.runtime import SPOUT_TASK, Output
@@ -163,13 +161,14 @@ class DistributedPlacement:
         result = BatchResult([], counters=end, event_times={bid: dict(seen) for bid, seen in times.items()})
         spouts = spout_rows = None
         try:
-            if source is not None:
-                keep = len(self.spout_readers) > 1
+            layers = self._layers(sinks)
+            if source is not None:  # kept when more than one job reads it
+                keep = sum(any(b in self.spout_readers for b in layer) for layer in layers) > 1
                 spouts = self.engine.spouts(source, partial(route_spout_partition, self.layout, self.routing, start),
                                             keep=keep)
                 frames.update(dict.fromkeys(self.topology.spouts, spouts))
                 kept += [spouts] if keep else []
-            for layer in self._layers(sinks):
+            for layer in layers:
                 rows, forwarded = self._run_layer(layer, batch_id, now, start, frames, end, result, sinks, seen,
                                                   kept, times, after_flush)
                 tables.append(rows)
@@ -183,7 +182,7 @@ class DistributedPlacement:
                         for bolt, _, _ in self.routing.subscribers.get((sid, stream), ()):
                             key = (sid, SPOUT_TASK, stream, bolt)
                             end[key] = end.get(key, 0) + count
-            outputs = outputs_of(pa.concat_tables([routed_empty(), *tables])) if tables else []
+            outputs = outputs_of(pa.concat_tables([routed.empty(), *tables])) if tables else []
             result.outputs = [Output(*o) for o in outputs]  # by position in the topology: driver mode's order
             if sinks is not None:
                 key = FINAL if batch_id is None else batch_id
