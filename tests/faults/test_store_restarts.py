@@ -113,29 +113,19 @@ def test_hbase_thrift_server_restarted_mid_run_loses_nothing(data, expected, tmp
 
 @pytest.mark.redis
 @pytest.mark.cluster
-def test_python_worker_killed_inside_execute_under_local_cluster(data, expected, tmp_path, redis_url):
-    marker = tmp_path / "worker-killed"
-    # msgid 30 arrives in the third file: batches 0 and 1 ran and committed before the worker dies.
+@pytest.mark.parametrize(("victim", "kill_at"), [("Python worker", KILL_AT), ("executor JVM", KILL_EXECUTOR_AT)])
+def test_a_process_killed_inside_execute_under_local_cluster_loses_nothing(data, expected, tmp_path, redis_url,
+                                                                           victim, kill_at):
+    """The Python worker running a task, or the executor JVM above it (with the frames it cached), dies by SIGKILL.
+
+    msgid 30 arrives in the third file: batches 0 and 1 ran and committed before. Spark runs the stage's tasks
+    again (on a new executor), and a task whose store holds the batch re-sends what it committed.
+    """
+    marker = tmp_path / "killed"
     query = Query(data, tmp_path / "run", redis_url,
                   extra={"mode": "distributed", "master": "local-cluster[2,1,1024]",
-                         "conf": {KILL_AT: [30, str(marker)]}})
+                         "conf": {kill_at: [30, str(marker)]}})
     completed(query.run())
-    assert marker.exists(), "no Python worker reached the tuple that kills it"
+    assert marker.exists(), f"no {victim} reached the tuple that kills it"
     assert query.outputs() == expected
-
-
-
-@pytest.mark.redis
-@pytest.mark.cluster
-def test_an_executor_jvm_killed_mid_stage_under_local_cluster_loses_nothing(data, expected, tmp_path, redis_url):
-    marker = tmp_path / "executor-killed"
-    # msgid 30 arrives in the third file: batches 0 and 1 ran and committed before the executor dies, with the
-    # frames it cached; the stage's tasks run again on a new executor, and a task whose store holds the batch re-sends.
-    query = Query(data, tmp_path / "run", redis_url,
-                  extra={"mode": "distributed", "master": "local-cluster[2,1,1024]",
-                         "conf": {KILL_EXECUTOR_AT: [30, str(marker)]}})
-    result = query.run()
-    completed(result)
-    assert marker.exists(), "no executor reached the tuple that kills it"
-    assert query.outputs() == expected
-    print(f"executor JVM killed mid-stage: 1 kill, {sum(expected.values())} outputs as without it")
+    print(f"{victim} killed inside execute: 1 kill, {sum(expected.values())} outputs as without it")
