@@ -103,6 +103,16 @@ def cancelled_by_stop(error: BaseException, stopping: bool = False) -> bool:
     return stopping or "cancel" in text or "interrupt" in text
 
 
+def stopped_by(failure: BaseException) -> bool:
+    """Whether the query's ``failure`` is only the report of a batch the stop interrupted (:data:`INTERRUPTED`).
+
+    Spark takes that report for an interruption and ends the query cleanly in a
+    classic session; under Spark Connect, where ``foreachBatch`` runs in the
+    server's worker, the report comes back as the query's error.
+    """
+    return INTERRUPTED in str(failure)
+
+
 def reported_to_spark(error: BaseException, batch_id: int, stopping: bool = False) -> RuntimeError:
     """What ``foreachBatch`` raises to Spark for ``error``: short (see the module docstring)."""
     if cancelled_by_stop(error, stopping):

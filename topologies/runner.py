@@ -19,7 +19,7 @@ from topologies.executor.ship import ship_code as ship_to_executors
 from topologies.executor.storage import is_local, local_path
 from topologies.executor.store_check import check_store_not_behind, last_committed_batch
 from topologies.executor.stored import namespace_name
-from topologies.failures import cancelled_by_stop
+from topologies.failures import cancelled_by_stop, stopped_by
 from topologies.metrics import (
     END_OF_TIME,
     BatchMetrics,
@@ -165,12 +165,12 @@ class TopologyHandle:
             self.query.stop()
         finally:
             self.executor.stopping = False
-        error = self.executor.error
-        if error is not None and cancelled_by_stop(error, stopping=True):
-            self.executor.error = error = None
-        failure = error or self.query.exception()
-        if failure is not None:
-            raise failure
+        error, failure = self.executor.error, self.query.exception()
+        if failure is not None and not stopped_by(failure):  # the query failed on its own: its error, whole
+            raise error or failure
+        if error is not None and not cancelled_by_stop(error, stopping=True):
+            raise error
+        self.executor.error = None  # only the batch the stop interrupted failed: it runs again on restart
         if flush:
             self.flush()
 

@@ -354,7 +354,7 @@ class SparkStages:
         # Rows for the driver (forwarded) belong to no stage: any slot takes them.
         index = F.when(bolt.isin(*offsets), F.element_at(first, bolt)
                        + F.pmod(F.col("task"), F.element_at(width, bolt))).otherwise(F.lit(0))
-        slots = F.array(*(F.lit(s) for s in task_slots(total)))
+        slots = F.array(*(F.lit(s).cast("bigint") for s in task_slots(total)))  # longs: task_slots hashes longs
         placed = inputs.repartition(total, F.element_at(slots, index.cast("int") + 1))
         out = placed.mapInArrow(partial(_run_layer_tasks, {st.bolt: st.fn for st in stages}), routed.SCHEMA)
         with fixed_plan(session):
