@@ -185,6 +185,15 @@ def fixed_plan(session: SparkSession) -> Iterator[None]:
             session.conf.set(ADAPTIVE, before)
 
 
+def _run_task(fn: TaskFn, bolt: str, task: int, chunks: pa.Table) -> Iterator[pa.RecordBatch]:
+    """Task ``task`` of ``bolt`` on its chunks; a bolt's exception fails the Spark task as a :class:`TaskFailure`."""
+    try:
+        out = fn((task,), chunks)
+    except Exception as exc:  # carried to the driver in Spark's error text, rebuilt there (failures.failure_in)
+        raise TaskFailure.of(exc, bolt, task) from exc
+    yield from out.to_batches()
+
+
 def _run_tasks(fn: TaskFn, bolt: str, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """A bolt's stage in one Spark partition: ``fn`` per task, in task order, over its chunks (ticks dropped).
 
@@ -207,11 +216,7 @@ def _run_tasks(fn: TaskFn, bolt: str, batches: Iterator[pa.RecordBatch]) -> Iter
         rows = rows.filter(pc.is_null(target))  # the ticks: one per task
     for task in sorted(pc.unique(rows.column("task")).to_pylist()):
         mine = routed.empty() if chunks is None else chunks.filter(pc.equal(chunks.column("task"), task))
-        try:
-            out = fn((task,), mine)
-        except Exception as exc:  # carried to the driver in Spark's error text, rebuilt there (failures.failure_in)
-            raise TaskFailure.of(exc, bolt, task) from exc
-        yield from out.to_batches()
+        yield from _run_task(fn, bolt, task, mine)
 
 
 def _run_layer_tasks(fns: Mapping[str, TaskFn], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -235,11 +240,7 @@ def _run_layer_tasks(fns: Mapping[str, TaskFn], batches: Iterator[pa.RecordBatch
     for bolt, task in sorted(set(zip(ticks.column("source").to_pylist(), ticks.column("task").to_pylist(),
                                      strict=True))):
         at = pc.and_(pc.equal(chunks.column("target"), bolt), pc.equal(chunks.column("task"), task))
-        try:
-            out = fns[bolt]((task,), chunks.filter(at))
-        except Exception as exc:  # carried to the driver in Spark's error text, rebuilt there (failures.failure_in)
-            raise TaskFailure.of(exc, bolt, task) from exc
-        yield from out.to_batches()
+        yield from _run_task(fns[bolt], bolt, task, chunks.filter(at))
 
 
 def _slot(parallelism: int) -> Column:
