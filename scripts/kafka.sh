@@ -12,8 +12,15 @@
 #                                        pyspark's ($SQUALL_PYTHON, default python3, imports it), else the
 #                                        version setup.py's tests extra pins (what `pip install -e ".[tests]"`
 #                                        is about to install on a fresh machine)
-#   scripts/kafka.sh start <port>        format a fresh log dir, start the broker on 127.0.0.1:<port>, wait
-#                                        until it serves, print "run_dir=... pid=... port=... controller_port=..."
+#   scripts/kafka.sh start <port> [--sasl-port <port>] [--sasl-ssl-port <port> --tls <cert.pem> <key.pem>]
+#                                        format a fresh log dir, start the broker on 127.0.0.1:<port>, wait
+#                                        until it serves, print "run_dir=... pid=... port=... controller_port=...";
+#                                        <port> is a PLAINTEXT listener; --sasl-port adds a SASL_PLAINTEXT one
+#                                        and --sasl-ssl-port a SASL_SSL one (its certificate and unencrypted
+#                                        PKCS#8 key given by --tls), both taking SCRAM-SHA-256 and SCRAM-SHA-512
+#                                        (create users through the PLAINTEXT listener: AlterUserScramCredentials)
+#   scripts/kafka.sh kill <port>         SIGKILL the broker on that port, keeping its data (a crash)
+#   scripts/kafka.sh restart <port>      start that instance's broker again on its data, wait until it serves
 #   scripts/kafka.sh stop [port]         stop the instance on that port (all instances without one)
 #
 # SQUALL_KAFKA_HOME defaults to <repo>/.cache/kafka, SQUALL_SPARK_KAFKA_HOME to <repo>/.cache/spark-kafka, which
@@ -83,16 +90,19 @@ cluster_id() {  # what 'kafka-storage.sh random-uuid' prints: 16 random bytes, U
   python3 -c 'import base64, uuid; print(base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))'
 }
 
-write_config() {  # write_config <run_dir> <port> <controller_port>
+write_config() {  # write_config <run_dir> <port> <controller_port> [sasl_port] [sasl_ssl_port]
+  local listeners="PLAINTEXT://127.0.0.1:$2" protocols="CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT" name
+  [ -z "${4:-}" ] || { listeners+=",SASL_PLAINTEXT://127.0.0.1:$4"; protocols+=",SASL_PLAINTEXT:SASL_PLAINTEXT"; }
+  [ -z "${5:-}" ] || { listeners+=",SASL_SSL://127.0.0.1:$5"; protocols+=",SASL_SSL:SASL_SSL"; }
   cat > "$1/server.properties" <<PROPS
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$3
-listeners=PLAINTEXT://127.0.0.1:$2,CONTROLLER://127.0.0.1:$3
-advertised.listeners=PLAINTEXT://127.0.0.1:$2
+listeners=$listeners,CONTROLLER://127.0.0.1:$3
+advertised.listeners=$listeners
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=$protocols
 log.dirs=$1/data
 num.partitions=1
 auto.create.topics.enable=true
@@ -113,6 +123,21 @@ log.retention.check.interval.ms=300000
 # the first retention check (30 s after start, then every check interval) while a test reads them.
 log.retention.ms=-1
 PROPS
+  if [ -n "${4:-}${5:-}" ]; then
+    echo "sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512" >> "$1/server.properties"
+    for name in ${4:+sasl_plaintext} ${5:+sasl_ssl}; do
+      # The broker's side of SCRAM: no credentials of its own; users are checked against the metadata log.
+      for mechanism in scram-sha-256 scram-sha-512; do
+        echo "listener.name.$name.$mechanism.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;"
+      done >> "$1/server.properties"
+    done
+  fi
+  if [ -n "${5:-}" ]; then
+    cat >> "$1/server.properties" <<PROPS
+listener.name.sasl_ssl.ssl.keystore.type=PEM
+listener.name.sasl_ssl.ssl.keystore.location=$1/broker.pem
+PROPS
+  fi
 }
 
 java_opts() {  # a small, quick-starting JVM; logs as scripts/kafka/log4j2.properties says
@@ -134,8 +159,19 @@ wait_ready() {  # wait_ready <port> <run_dir>
 }
 
 start() {
-  local port="${1:-}" run controller cp
+  local port="${1:-}" sasl="" sasl_ssl="" cert="" key="" run controller
   [[ "$port" =~ ^[0-9]+$ ]] || die "start: expected a port number; got '${port}' instead"
+  shift
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --sasl-port) sasl="${2:-}"; shift 2 ;;
+      --sasl-ssl-port) sasl_ssl="${2:-}"; shift 2 ;;
+      --tls) cert="${2:-}"; key="${3:-}"; shift 3 || die "start: --tls needs <cert.pem> <key.pem>" ;;
+      *) die "start: unknown option '$1'; expected --sasl-port <port>, --sasl-ssl-port <port>, --tls <cert> <key>" ;;
+    esac
+  done
+  for p in "$sasl" "$sasl_ssl"; do [[ -z "$p" || "$p" =~ ^[0-9]+$ ]] || die "start: expected a port number; got '$p'"; done
+  [ -z "$sasl_ssl" ] || [ -f "$cert" -a -f "$key" ] || die "start: --sasl-ssl-port needs --tls <cert.pem> <key.pem> (files)"
   [ -d "$HOME_DIR/lib" ] || die "start: no jars in $HOME_DIR/lib; run 'scripts/kafka.sh fetch' first"
   command -v java >/dev/null || die "start: java not found; install a JDK 17 (apt-get install -y openjdk-17-jre-headless)"
   [ ! -e "$HOME_DIR/instances/$port" ] || die "start: an instance is already recorded for port $port; run 'scripts/kafka.sh stop $port'"
@@ -143,16 +179,45 @@ start() {
   mkdir -p "$run/data" "$HOME_DIR/instances"
   echo "$run" > "$HOME_DIR/instances/$port"
   controller="$(free_port)"
-  write_config "$run" "$port" "$controller"
-  cp="$HOME_DIR/lib/*"
+  write_config "$run" "$port" "$controller" "$sasl" "$sasl_ssl"
+  # A PEM keystore is one file: the private key (PKCS#8, unencrypted), then the certificate.
+  [ -z "$sasl_ssl" ] || cat "$key" "$cert" > "$run/broker.pem"
   # shellcheck disable=SC2046
-  java $(java_opts) -cp "$cp" kafka.tools.StorageTool format -t "$(cluster_id)" -c "$run/server.properties" \
+  java $(java_opts) -cp "$HOME_DIR/lib/*" kafka.tools.StorageTool format -t "$(cluster_id)" -c "$run/server.properties" \
     >"$run/format.log" 2>&1 || { cat "$run/format.log" >&2; die "start: formatting the log dir failed"; }
-  # shellcheck disable=SC2046
-  nohup java $(java_opts) -cp "$cp" kafka.Kafka "$run/server.properties" >"$run/kafka.log" 2>&1 &
-  echo $! > "$run/kafka.pid"
-  wait_ready "$port" "$run"
+  launch "$run" "$port"
   echo "run_dir=$run pid=$(cat "$run/kafka.pid") port=$port controller_port=$controller"
+}
+
+launch() {  # launch <run_dir> <port>: start the broker of a formatted run dir, wait until it serves
+  # shellcheck disable=SC2046
+  nohup java $(java_opts) -cp "$HOME_DIR/lib/*" kafka.Kafka "$1/server.properties" >>"$1/kafka.log" 2>&1 &
+  echo $! > "$1/kafka.pid"
+  wait_ready "$2" "$1"
+}
+
+recorded() {  # recorded <port>: the run dir of the instance on that port
+  [ -f "$HOME_DIR/instances/${1:-}" ] || die "no instance recorded for port '${1:-}' in $HOME_DIR/instances"
+  cat "$HOME_DIR/instances/$1"
+}
+
+crash() {  # crash <port>: SIGKILL the broker, as a host losing power would; its data stays for restart
+  local run pid
+  run="$(recorded "${1:-}")"
+  pid="$(cat "$run/kafka.pid")"
+  kill -9 "$pid" 2>/dev/null || die "kill: the broker on port $1 (pid $pid) is not running"
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+  echo "kafka.sh: killed the broker on port $1 (pid $pid)"
+}
+
+restart() {  # restart <port>: the killed (or stopped) broker of that instance, started again on its data
+  local run
+  run="$(recorded "${1:-}")"
+  ! kill -0 "$(cat "$run/kafka.pid")" 2>/dev/null || die "restart: the broker on port $1 is running"
+  # wait_ready looks for the start line: only this start's may count.
+  mv "$run/kafka.log" "$run/kafka.log.$(date +%s%N)"
+  launch "$run" "$1"
+  echo "kafka.sh: restarted the broker on port $1 (pid $(cat "$run/kafka.pid"))"
 }
 
 stop_one() {  # stop_one <port>
@@ -180,7 +245,9 @@ case "${1:-}" in
   fetch-connector) fetch_connector "${2:-}" ;;
   connector-jars) connector_jars "${2:-}" ;;
   connector-version) connector_version "${2:-}" ;;
-  start) start "${2:-}" ;;
+  start) shift; start "$@" ;;
+  kill) crash "${2:-}" ;;
+  restart) restart "${2:-}" ;;
   stop) stop "${2:-}" ;;
-  *) die "expected one of: fetch, fetch-connector [version], connector-jars [version], connector-version, start <port>, stop [port]; got '${1:-}'" ;;
+  *) die "expected one of: fetch, fetch-connector [version], connector-jars [version], connector-version, start <port> [options], kill <port>, restart <port>, stop [port]; got '${1:-}'" ;;
 esac

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from tests.certificates import Issued
 from tests.service_fixtures import free_port
 
 REPO = Path(__file__).resolve().parent.parent
@@ -139,21 +140,71 @@ def _bytes(value: Any) -> bytes | None:
     return value.encode() if isinstance(value, str) else value
 
 
-@pytest.fixture(scope="session")
-def kafka_bootstrap() -> Iterator[str]:
-    """``127.0.0.1:<port>`` of the run's Kafka broker, started by scripts/kafka.sh (KRaft, one node)."""
+def kafka_home() -> Path:
+    """Where scripts/kafka.sh keeps the broker's jars; skips the test when they (or java) are missing."""
     home = Path(os.environ.get("SQUALL_KAFKA_HOME", REPO / ".cache" / "kafka"))
     if shutil.which("java") is None or not (home / "lib").is_dir():
         pytest.skip(f"no Kafka jars in {home}/lib (or no java); run scripts/install_services.sh")
-    port = free_port()
-    result = subprocess.run(["bash", str(KAFKA_SH), "start", str(port)], capture_output=True, text=True,
-                            timeout=300, check=False)
-    try:
+    return home
+
+
+class KafkaBroker:
+    """A broker of its own, started by scripts/kafka.sh on free ports, that a test may kill and restart.
+
+    ``port`` is its PLAINTEXT listener (for admin work and the tests' own
+    client); with ``sasl`` it also listens with SASL_PLAINTEXT on
+    ``sasl_port``, and with ``tls`` (a server certificate for 127.0.0.1) with
+    SASL_SSL on ``sasl_ssl_port``; both take SCRAM-SHA-256 and -512.
+    """
+
+    def __init__(self, *, sasl: bool = False, tls: Issued | None = None) -> None:
+        kafka_home()
+        self.port = free_port()
+        self.sasl_port = free_port() if sasl else None
+        self.sasl_ssl_port = free_port() if tls is not None else None
+        self.tls = tls
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        """Format a fresh log dir and start the broker; fails the test when it does not come up."""
+        args = [str(self.port)]
+        if self.sasl_port is not None:
+            args += ["--sasl-port", str(self.sasl_port)]
+        if self.tls is not None:
+            args += ["--sasl-ssl-port", str(self.sasl_ssl_port), "--tls", str(self.tls.cert), str(self.tls.key)]
+        self._script("start", *args)
+
+    def kill(self) -> None:
+        """SIGKILL the broker (its data stays)."""
+        self._script("kill", str(self.port))
+
+    def restart(self) -> None:
+        """Start the killed broker again on its data; returns once it serves."""
+        self._script("restart", str(self.port))
+
+    def stop(self) -> None:
+        """Stop the broker and delete its data."""
+        subprocess.run(["bash", str(KAFKA_SH), "stop", str(self.port)], capture_output=True, timeout=120, check=False)
+
+    def _script(self, command: str, *args: str) -> None:
+        result = subprocess.run(["bash", str(KAFKA_SH), command, *args], capture_output=True, text=True, timeout=300,
+                                check=False)
         if result.returncode != 0:
-            pytest.fail(f"scripts/kafka.sh start {port} failed:\n{result.stdout}\n{result.stderr}")
-        yield f"127.0.0.1:{port}"
+            pytest.fail(f"scripts/kafka.sh {command} {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+
+
+@pytest.fixture(scope="session")
+def kafka_bootstrap() -> Iterator[str]:
+    """``127.0.0.1:<port>`` of the run's Kafka broker, started by scripts/kafka.sh (KRaft, one node)."""
+    broker = KafkaBroker()
+    try:
+        broker.start()
+        yield broker.bootstrap
     finally:
-        subprocess.run(["bash", str(KAFKA_SH), "stop", str(port)], capture_output=True, timeout=120, check=False)
+        broker.stop()
 
 
 @pytest.fixture(scope="session")

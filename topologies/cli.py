@@ -231,8 +231,22 @@ def _spark(master: str, log_level: str, jars: tuple[str, ...] = ()) -> SparkSess
     if jars:
         builder = builder.config("spark.jars", ",".join(jars))
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel(log_level)
+    set_log_level(spark, log_level)
     return spark
+
+
+def set_log_level(spark: SparkSession, level: str) -> None:
+    """Spark's log level, as ``setLogLevel``; below WARN the console shows it too.
+
+    A session built from Python counts as a shell: Spark's console appender
+    drops records below WARN (its shell threshold) for every logger at the
+    root's level, whatever ``setLogLevel`` says, so INFO would print nothing.
+    The threshold is lifted for such a level.
+    """
+    spark.sparkContext.setLogLevel(level)
+    if level in ("INFO", "DEBUG", "TRACE", "ALL"):
+        logging_object = getattr(getattr(spark._jvm.org.apache.spark.internal, "Logging$"), "MODULE$")  # type: ignore[union-attr]
+        getattr(logging_object, "sparkShellThresholdLevel_$eq")(None)
 
 
 def _connect(url: str) -> SparkSession:

@@ -32,8 +32,13 @@ def kafka_sh(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     (("connector-jars", "4.0.4"), "connector-jars: no jars in {home}/4.0.4/jars; "
                                   "run 'scripts/kafka.sh fetch-connector 4.0.4' first"),
     (("fetch-connector", "4.x"), "no Spark version for the connector: expected one like 4.2.0"),
-    (("restart",), "expected one of: fetch, fetch-connector [version], connector-jars [version], connector-version, "
-                   "start <port>, stop [port]; got 'restart'"),
+    (("reboot",), "expected one of: fetch, fetch-connector [version], connector-jars [version], connector-version, "
+                  "start <port> [options], kill <port>, restart <port>, stop [port]; got 'reboot'"),
+    (("start", "1", "--ssl"), "start: unknown option '--ssl'; expected --sasl-port <port>, --sasl-ssl-port <port>, "
+                              "--tls <cert> <key>"),
+    (("start", "1", "--sasl-ssl-port", "2"), "start: --sasl-ssl-port needs --tls <cert.pem> <key.pem> (files)"),
+    (("kill", "1"), "no instance recorded for port '1' in {home}/instances"),
+    (("restart", "1"), "no instance recorded for port '1' in {home}/instances"),
 ])
 def test_the_broker_script_says_what_is_wrong(tmp_path, args, message):
     result = kafka_sh(*args, SQUALL_KAFKA_HOME=str(tmp_path), SQUALL_SPARK_KAFKA_HOME=str(tmp_path),

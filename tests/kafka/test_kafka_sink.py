@@ -150,6 +150,7 @@ def test_a_missing_topic_is_created_with_the_partitions_asked(kafka, sink_name):
     ({"streams": ["sum"]}, "`streams` must be a list of 'component:stream' names"),
     ({"partitions": 0}, "`partitions` must be a positive int"),
     ({"timeout": 5}, "`timeout` must be a positive Duration"),
+    ({"retry": 120}, "`retry` must be a Duration of zero or more"),
     ({"bootstrap_servers": ""}, "`bootstrap_servers` must be 'host:port"),
 ])
 def test_bad_parameters_are_refused_when_the_sink_is_made(kwargs, message):

@@ -45,6 +45,14 @@ def test_bad_parameters_are_refused_when_the_spout_is_made(kwargs, error, messag
     assert str(raised.value).startswith("KafkaSpout: ")
 
 
+def test_a_refused_secret_option_is_named_and_its_value_never_shown():
+    secret = b'ScramLoginModule required username="app" password="hunter2";'
+    with pytest.raises(TypeError) as raised:
+        spout(options={"kafka.sasl.jaas.config": secret})
+    assert "'kafka.sasl.jaas.config': *****(redacted)" in str(raised.value)
+    assert "hunter2" not in str(raised.value)
+
+
 def test_fields_default_to_the_schema_and_the_metadata_can_be_declared():
     assert list(spout().fields) == ["key", "ts", "value"]
     s = spout(fields=("ts", "kafka_key", "partition", "offset", "timestamp", "topic"))

@@ -26,11 +26,13 @@ import hashlib
 import json
 import logging
 import threading
+import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from topologies.sinks.base import OutputBatch
+from topologies.sinks.kafka_errors import Refusals, bounded, transient
 from topologies.sinks.records import Output, OutputKey, record_line
 from windowing import Duration
 
@@ -68,7 +70,13 @@ class KafkaSink:
     A topic that does not exist is created with ``partitions`` partitions (one:
     the records keep their emission order). ``options`` go to every client
     the sink makes (librdkafka settings: security, ``linger.ms``, ...).
-    ``timeout`` bounds each call to the broker. It pickles without its clients
+    ``timeout`` bounds each call to the broker. A call that fails because the
+    broker or its coordinator is away (restarting, moving) is retried, with
+    new clients, for up to ``retry`` (two minutes by default; zero: never),
+    each time reading the mark again, so a transaction cut off half way is
+    aborted and written whole, and one that committed is not written twice.
+    A broker that refuses the sink's credentials or TLS handshake fails the
+    call at once with the broker's reason (never the password). It pickles without its clients
     (a copy, under Spark Connect in the server's ``foreachBatch`` process, opens
     its own and reads the mark from the broker). Needs ``confluent-kafka``.
 
@@ -92,6 +100,7 @@ class KafkaSink:
         transactional_id: str | None = None,
         options: Mapping[str, Any] | None = None,
         timeout: Duration = Duration.seconds(60),  # noqa: B008 - Duration is immutable
+        retry: Duration = Duration.minutes(2),  # noqa: B008
     ) -> None:
         for parameter, value in (("topic", topic), ("name", name)):
             if not isinstance(value, str) or not value or not set(value) <= _NAME_CHARS:
@@ -111,6 +120,9 @@ class KafkaSink:
         if not isinstance(timeout, Duration) or timeout.value <= 0:
             msg = f"KafkaSink: `timeout` must be a positive Duration; got {timeout!r} instead"
             raise ValueError(msg)
+        if not isinstance(retry, Duration) or retry.value < 0:
+            msg = f"KafkaSink: `retry` must be a Duration of zero or more; got {retry!r} instead"
+            raise ValueError(msg)
         self.topic = topic
         self.bootstrap_servers = ",".join(s.strip() for s in servers)
         self.name = name
@@ -120,6 +132,9 @@ class KafkaSink:
         self.group = f"squall-sink.{name}"
         self.options = dict(options or {})
         self.timeout = timeout.value / 1000
+        self.retry = retry.value / 1000
+        self._refusals = Refusals()
+        self._admin: Any = None
         self._lock = threading.Lock()
         self._producer: Any = None
         self._consumer: Any = None
@@ -131,21 +146,48 @@ class KafkaSink:
         ``RuntimeError`` for a batch id below the last one written: Spark only
         replays the last batch, so the query's checkpoint was deleted or
         replaced while the topic kept what it wrote; give the sink a new
-        ``name`` to start a new sequence.
+        ``name`` to start a new sequence. ``RuntimeError`` too when the broker
+        refuses the sink's credentials or TLS. A ``KafkaException`` when the
+        broker stays away longer than ``retry``, or fences this sink.
         """
         selected = [o for o in outputs if self.streams is None or f"{o.component}:{o.stream}" in self.streams]
         if not selected:
             return
         lines = record_lines(selected)
         with self._lock:
-            self._open()
-            next_mark = self._next(key, lines)
-            if next_mark is None:
-                log.info("KafkaSink %r: batch %r is in topic %r already; not written again", self.name, key,
-                         self.topic)
-                return
-            label = str(key) if isinstance(key, int) else self._final_label(next_mark)
-            self._write(label, lines, next_mark)
+            deadline, attempt = time.monotonic() + self.retry, 0
+            while True:
+                try:
+                    self._write_once(key, lines)
+                    return
+                except Exception as err:
+                    self._fail_if_refused(err)
+                    if not transient(err) or time.monotonic() >= deadline:
+                        raise
+                    attempt += 1
+                    log.warning("KafkaSink %r: %s; retrying batch %r (attempt %d) for up to %.0f s more", self.name,
+                                err, key, attempt, deadline - time.monotonic())
+                    self._drop()
+                    time.sleep(min(0.25 * 2**attempt, 5.0))
+
+    def _write_once(self, key: OutputKey, lines: list[str]) -> None:
+        self._open()
+        next_mark = self._next(key, lines)
+        if next_mark is None:
+            log.info("KafkaSink %r: batch %r is in topic %r already; not written again", self.name, key, self.topic)
+            return
+        label = str(key) if isinstance(key, int) else self._final_label(next_mark)
+        self._write(label, lines, next_mark)
+
+    def _fail_if_refused(self, err: Exception) -> None:
+        refusal = self._refusals.serve(self._admin, self._producer)
+        if refusal is None:
+            return
+        self._drop()
+        msg = (f"KafkaSink {self.name!r}: the broker at {self.bootstrap_servers} refused the sink: {refusal}. "
+               "Check the security settings in `options` (security.protocol, sasl.mechanisms, sasl.username, "
+               "sasl.password, ssl.ca.location)")
+        raise RuntimeError(msg) from err
 
     def write(self, batch: OutputBatch) -> None:
         """The sink protocol: write ``batch``'s records of :attr:`streams` as :meth:`__call__` does."""
@@ -154,7 +196,7 @@ class KafkaSink:
     def __getstate__(self) -> dict[str, Any]:
         """The sink's settings without its clients: under Spark Connect it is pickled to the server's process."""
         state = dict(self.__dict__)
-        state.update(_lock=None, _producer=None, _consumer=None, _mark=Mark())
+        state.update(_lock=None, _producer=None, _consumer=None, _admin=None, _mark=Mark(), _refusals=Refusals())
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -209,7 +251,9 @@ class KafkaSink:
         except ImportError as err:
             msg = "KafkaSink needs confluent-kafka: pip install confluent-kafka"
             raise ImportError(msg) from err
-        common = {"bootstrap.servers": self.bootstrap_servers, "logger": log, **self.options}
+        self._refusals = Refusals()
+        common = {"bootstrap.servers": self.bootstrap_servers, "logger": log, "error_cb": self._refusals,
+                  **self.options}
         self._ensure_topic(common)
         producer = Producer({"linger.ms": 5, **common, "transactional.id": self.transactional_id})
         consumer = None
@@ -241,8 +285,8 @@ class KafkaSink:
     def _ensure_topic(self, common: Mapping[str, Any]) -> None:
         from confluent_kafka.admin import AdminClient, NewTopic
 
-        admin = AdminClient(dict(common))
-        if self.topic in admin.list_topics(timeout=self.timeout).topics:
+        admin = self._admin = AdminClient(dict(common))
+        if self.topic in self._topics(admin):
             return
         futures = admin.create_topics([NewTopic(self.topic, self.partitions)], request_timeout=self.timeout)
         try:
@@ -250,6 +294,19 @@ class KafkaSink:
         except Exception as err:  # KafkaException: TOPIC_ALREADY_EXISTS when another client created it meanwhile
             if "TOPIC_ALREADY_EXISTS" not in str(err):
                 raise
+
+    def _topics(self, admin: Any) -> Any:
+        """The cluster's topics, asked in one-second slices until ``timeout``.
+
+        A refusal is seen only by ``error_cb``: asking in slices fails the call within seconds, not at the end.
+        """
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                return admin.list_topics(timeout=min(1.0, max(deadline - time.monotonic(), 0.1))).topics
+            except Exception as err:  # KafkaException: _TRANSPORT while the broker cannot be reached
+                if self._refusals.serve(admin) is not None or not transient(err) or time.monotonic() >= deadline:
+                    raise
 
     def _write(self, label: str, lines: list[str], mark: Mark) -> None:
         from confluent_kafka import TopicPartition
@@ -260,7 +317,9 @@ class KafkaSink:
             for index, line in enumerate(lines):
                 self._produce(f"{self.name}/{label}/{index}", line)
             position = TopicPartition(self.topic, 0, mark.writes, metadata=json.dumps(asdict(mark)))
-            producer.send_offsets_to_transaction([position], self._consumer.consumer_group_metadata(), self.timeout)
+            metadata = self._consumer.consumer_group_metadata()
+            bounded(lambda: producer.send_offsets_to_transaction([position], metadata, self.timeout), self.timeout,
+                    "send_offsets_to_transaction")
             producer.commit_transaction(self.timeout)
         except BaseException:
             # What the broker holds is read again at the next call: the mark says whether the transaction committed
@@ -283,7 +342,7 @@ class KafkaSink:
 
     def _drop(self) -> None:
         producer, consumer = self._producer, self._consumer
-        self._producer = self._consumer = None
+        self._producer = self._consumer = self._admin = None
         self._mark = Mark()
         if consumer is not None:
             consumer.close()

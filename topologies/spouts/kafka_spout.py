@@ -31,6 +31,8 @@ KEY_FORMATS = ("string", "bytes")
 #: Kafka's metadata of a record, available as fields (and always as ``kafka_<name>``).
 METADATA = ("key", "topic", "partition", "offset", "timestamp")
 DEFAULT_ERROR_STREAM = "errors"
+# Option names whose values are never shown: Spark's default spark.redaction.regex, plus JAAS configs and keys.
+_SECRET = re.compile(r"(?i)secret|password|token|access[.]?key|jaas|ssl[.]key")
 # Source options the spout's own parameters set; passing them in `options` is refused, naming the parameter.
 _OWN_OPTIONS = {
     "subscribe": "topics", "subscribepattern": "topics", "assign": "topics",
@@ -57,7 +59,12 @@ class KafkaSpout(Spout):
     ``{topic: {partition: offset}}``, for a query's first batch; after that the
     checkpoint says where to go on. ``max_offsets_per_trigger`` caps the
     records per batch. ``options`` go to the source as they are (``kafka.*``
-    consumer settings, ``minPartitions``, ``failOnDataLoss``, ...). The spout
+    consumer settings, ``minPartitions``, ``failOnDataLoss``, ...), security
+    among them: ``kafka.security.protocol``, ``kafka.sasl.mechanism``,
+    ``kafka.sasl.jaas.config``, ``kafka.ssl.truststore.*`` (docs/kafka.md,
+    "A secured Kafka"). Squall never shows the value of an option whose name
+    says it is secret (a password, a JAAS config, a key); Spark redacts them
+    from its plans and logs. The spout
     reads with ``kafka.isolation.level=read_committed`` unless ``options``
     says otherwise, so aborted transactions are never read.
 
@@ -277,7 +284,8 @@ def _options(options: Mapping[str, Any] | None) -> dict[str, str]:
     result = {}
     for name, value in options.items():
         if not isinstance(name, str) or not isinstance(value, str | int | float | bool):
-            msg = f"KafkaSpout: `options` must map str to str, int, float or bool; got {name!r}: {value!r}"
+            shown = "*****(redacted)" if isinstance(name, str) and _SECRET.search(name) else repr(value)
+            msg = f"KafkaSpout: `options` must map str to str, int, float or bool; got {name!r}: {shown}"
             raise TypeError(msg)
         if name.lower() in _OWN_OPTIONS:
             msg = f"KafkaSpout: set {name!r} with the `{_OWN_OPTIONS[name.lower()]}` parameter, not in `options`"

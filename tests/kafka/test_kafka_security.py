@@ -1,0 +1,235 @@
+"""KafkaSpout and KafkaSink against a broker that takes only SCRAM users: over SASL_PLAINTEXT and over SASL_SSL.
+
+The broker (KRaft, one node, started by scripts/kafka.sh for this module)
+listens with SASL_PLAINTEXT and with SASL_SSL (a certificate from a test CA
+made with openssl); the tests create a SCRAM-SHA-512 user through its
+PLAINTEXT listener, which only the tests' own client uses. A topology reads
+through the spout and writes through the sink with Spark's and librdkafka's
+security options, and its records come back whole. A wrong password fails
+the spout and the sink with the broker's reason, and the password appears
+nowhere: not in an error, not in a log record, not in ``squall run``'s
+output with Spark logging at INFO.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.certificates import Authority
+from tests.kafka.helpers import KeyedSum, event
+from tests.kafka_fixtures import KafkaBroker, KafkaClient
+from tests.topologies.helpers import counting_clock
+from topologies import Fields, SparkRunner, TopologyBuilder
+from topologies.sinks import KafkaSink
+from topologies.spouts import KafkaSpout
+from windowing import Duration
+
+pytestmark = [pytest.mark.kafka, pytest.mark.spark]
+
+REPO = Path(__file__).resolve().parents[2]
+USER = "squall-app"
+PASSWORD = f"pw-{secrets.token_hex(12)}"  # unique to this run: wherever it shows up, it leaked
+WRONG = f"not-{secrets.token_hex(12)}"
+PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
+
+
+@dataclass(frozen=True)
+class Secured:
+    """The module's broker, its tests' PLAINTEXT client, and the CA that signed its certificate."""
+
+    broker: KafkaBroker
+    client: KafkaClient
+    ca: Path
+
+    def bootstrap(self, protocol: str) -> str:
+        port = self.broker.sasl_port if protocol == "SASL_PLAINTEXT" else self.broker.sasl_ssl_port
+        return f"127.0.0.1:{port}"
+
+    def spark_options(self, protocol: str, password: str = PASSWORD) -> dict[str, str]:
+        """What a user gives ``KafkaSpout(options=...)``: the Java client's settings, prefixed ``kafka.``."""
+        options = {
+            "kafka.security.protocol": protocol,
+            "kafka.sasl.mechanism": "SCRAM-SHA-512",
+            "kafka.sasl.jaas.config": "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                                      f'username="{USER}" password="{password}";',
+        }
+        if protocol == "SASL_SSL":
+            options |= {"kafka.ssl.truststore.type": "PEM", "kafka.ssl.truststore.location": str(self.ca)}
+        return options
+
+    def client_options(self, protocol: str, password: str = PASSWORD) -> dict[str, str]:
+        """What a user gives ``KafkaSink(options=...)``: librdkafka's settings."""
+        options = {"security.protocol": protocol, "sasl.mechanisms": "SCRAM-SHA-512", "sasl.username": USER,
+                   "sasl.password": password}
+        if protocol == "SASL_SSL":
+            options["ssl.ca.location"] = str(self.ca)
+        return options
+
+
+@pytest.fixture(scope="module")
+def secured(tmp_path_factory) -> Iterator[Secured]:
+    from confluent_kafka.admin import ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion
+
+    pytest.importorskip("confluent_kafka")
+    authority = Authority(tmp_path_factory.mktemp("kafka-ca"))
+    broker = KafkaBroker(sasl=True, tls=authority.issue("broker", ip="127.0.0.1"))
+    broker.start()
+    try:
+        client = KafkaClient(broker.bootstrap)
+        credential = ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192)
+        for future in client.admin.alter_user_scram_credentials(
+                [UserScramCredentialUpsertion(USER, credential, PASSWORD.encode())]).values():
+            future.result(30)
+        yield Secured(broker, client, authority.cert)
+    finally:
+        broker.stop()
+
+
+def topology(topic: str, bootstrap: str, options: dict[str, str]):
+    builder = TopologyBuilder()
+    builder.set_spout("events", KafkaSpout(topic, bootstrap, schema="key STRING, ts BIGINT, value BIGINT",
+                                           fields=("key", "ts", "value"), max_offsets_per_trigger=10,
+                                           options=options))
+    builder.set_bolt("sum", KeyedSum().with_tumbling_window(Duration.seconds(10)).with_timestamp_field("ts"),
+                     parallelism=2).fields_grouping("events", Fields("key"))
+    return builder.create_topology()
+
+
+def events(n: int = 30) -> list[tuple[str, str]]:
+    return [event("abc"[i % 3], 500 + i * 1_000, i) for i in range(n)]  # ts 0.5 s .. 29.5 s
+
+
+def sums(n: int = 30) -> dict[tuple[str, int], int]:
+    """Each (key, window end)'s sum of ``events(n)``: windows (end - 10 s, end]."""
+    expected: dict[tuple[str, int], int] = {}
+    for i in range(n):
+        key, end = "abc"[i % 3], -(-(500 + i * 1_000) // 10_000) * 10_000
+        expected[key, end] = expected.get((key, end), 0) + i
+    return expected
+
+
+def capture_logs(caplog) -> None:
+    """Every record of squall's loggers (librdkafka's go through the sink's), and every other at INFO and above.
+
+    Not py4j's DEBUG records: at DEBUG py4j logs every command it sends to the JVM, each option's value with it.
+    """
+    caplog.set_level(logging.INFO)
+    caplog.set_level(logging.DEBUG, logger="squall")
+
+
+def leaks(text: str) -> list[str]:
+    return [line for line in text.splitlines() if PASSWORD in line or WRONG in line]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_topology_reads_and_writes_through_a_scram_listener(secured, kafka_spark, tmp_path, caplog, protocol):
+    source, output = secured.client.create_topic("secure-in"), secured.client.create_topic("secure-out")
+    secured.client.produce(source, events())
+    bootstrap = secured.bootstrap(protocol)
+    capture_logs(caplog)
+
+    sink = KafkaSink(output, bootstrap, name=f"secure-{uuid.uuid4().hex[:8]}",
+                     options=secured.client_options(protocol))
+    with sink:
+        runner = SparkRunner(kafka_spark, checkpoint_location=tmp_path / "ck", clock=counting_clock(),
+                             on_output=sink)
+        handle = runner.submit(f"secure-{protocol.lower()}", topology(source, bootstrap,
+                                                                      secured.spark_options(protocol)),
+                               available_now=True)
+        assert handle.await_termination(240)
+
+    values = [json.loads(r.value)["values"] for r in secured.client.consume(output)]
+    assert {(key, end): total for key, _start, end, total, _count in values} == sums()
+    assert len(values) == len(sums()), "a window was written twice"
+    assert not leaks(caplog.text)
+
+
+def test_a_wrong_password_fails_the_spout_with_the_brokers_reason_and_never_shows_it(secured, kafka_spark, tmp_path):
+    """Over SASL_PLAINTEXT; `squall run` below shows the same over SASL_SSL."""
+    protocol = "SASL_PLAINTEXT"
+    source = secured.client.create_topic("secure-in")
+    secured.client.produce(source, events(5))
+    bootstrap = secured.bootstrap(protocol)
+    runner = SparkRunner(kafka_spark, checkpoint_location=tmp_path / "ck", clock=counting_clock())
+    handle = runner.submit(f"refused-{protocol.lower()}",
+                           topology(source, bootstrap, secured.spark_options(protocol, WRONG)), available_now=True)
+    with pytest.raises(Exception) as failed:  # Spark's StreamingQueryException
+        handle.await_termination(180)
+    text = "\n".join(str(e) for e in _chain(failed.value))
+    assert "Authentication failed" in text and "SCRAM-SHA-512" in text, text[:3000]
+    assert not leaks(text)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_wrong_password_fails_the_sink_at_once_with_the_brokers_reason_and_never_shows_it(
+        secured, caplog, protocol):
+    from topologies.sinks.records import Output
+
+    capture_logs(caplog)
+    sink = KafkaSink(secured.client.create_topic("secure-out"), secured.bootstrap(protocol), name="refused",
+                     options=secured.client_options(protocol, WRONG), timeout=Duration.seconds(30))
+    with sink, pytest.raises(RuntimeError, match=r"refused the sink: .*Authentication failed") as refused:
+        sink(0, [Output("sum", 0, "default", ("a", 1))])
+    assert "sasl.password" in str(refused.value)  # says which setting to check
+    assert not leaks(str(refused.value)) and not leaks(caplog.text)
+
+
+def _chain(error: BaseException | None) -> Iterator[BaseException]:
+    while error is not None:
+        yield error
+        error = error.__cause__ or error.__context__
+
+
+CLI_TOPOLOGY = '''
+import os
+
+from tests.kafka.test_kafka_security import topology
+
+OPTIONS = {
+    "kafka.security.protocol": "SASL_SSL",
+    "kafka.sasl.mechanism": "SCRAM-SHA-512",
+    "kafka.sasl.jaas.config": "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                              f'username="{os.environ["KAFKA_USER"]}" password="{os.environ["KAFKA_PASSWORD"]}";',
+    "kafka.ssl.truststore.type": "PEM",
+    "kafka.ssl.truststore.location": os.environ["KAFKA_CA"],
+}
+topology = topology(os.environ["CLI_TOPIC"], os.environ["KAFKA_BOOTSTRAP"], OPTIONS)
+'''
+
+
+@pytest.mark.parametrize("password", [PASSWORD, WRONG], ids=["right", "wrong"])
+def test_squall_run_at_info_never_prints_the_password(secured, tmp_path, password):
+    """The CLI's whole output, Spark's INFO log included (Kafka's client configs, the query's plan, its failure)."""
+    source = secured.client.create_topic("cli-secure")
+    secured.client.produce(source, events(12))
+    path = tmp_path / "secure_sums.py"
+    path.write_text(CLI_TOPOLOGY)
+    env = {**os.environ, "KAFKA_BOOTSTRAP": secured.bootstrap("SASL_SSL"), "CLI_TOPIC": source, "KAFKA_USER": USER,
+           "KAFKA_PASSWORD": password, "KAFKA_CA": str(secured.ca), "PYSPARK_PYTHON": sys.executable,
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    result = subprocess.run(
+        [sys.executable, "-m", "topologies.cli", "run", str(path), "--available-now", "--log-level", "INFO",
+         "--checkpoint", str(tmp_path / "ck"), "--progress-every", "30"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )
+    output = result.stdout + result.stderr
+    assert "sasl.jaas.config = [hidden]" in output, "Kafka's client config was not logged: INFO was not on"
+    assert not leaks(output), leaks(output)[:3]
+    if password == PASSWORD:
+        assert result.returncode == 0, output[-3000:]
+        assert "[secure_sums] done: run: batches 2" in result.stdout, result.stdout
+    else:
+        assert result.returncode == 1, output[-3000:]
+        failed = [line for line in result.stderr.splitlines() if line.startswith("[secure_sums] failed:")]
+        assert failed and "Authentication failed" in output, output[-3000:]
