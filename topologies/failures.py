@@ -83,11 +83,13 @@ def _rebuilt(module: str, name: str, message: str) -> BaseException:
     return RuntimeError(f"{module}.{name}: {message}")
 
 
-def cancelled_by_stop(error: BaseException, stopping: bool = False) -> bool:
+def cancelled_by_stop(error: BaseException) -> bool:
     """Whether ``error`` is Spark cancelling or interrupting the batch's work (the query stopping), not a bolt's.
 
-    ``stopping``: whether the query was being stopped when the error came; then
-    any error from Spark or Py4J counts.
+    It must be an error from Spark or Py4J whose text, or the text of an error
+    it was raised from, says a job or stage was cancelled or a thread
+    interrupted: any other error, even one that comes while the query is
+    being stopped, is a failure of its own and is raised.
     """
     from pyspark.errors import PySparkException
 
@@ -99,8 +101,13 @@ def cancelled_by_stop(error: BaseException, stopping: bool = False) -> bool:
         kinds = (PySparkException, Py4JError)
     if not isinstance(error, kinds):
         return False
-    text = str(error).lower()
-    return stopping or "cancel" in text or "interrupt" in text
+    seen: list[BaseException] = []
+    cause: BaseException | None = error
+    while cause is not None and cause not in seen:
+        seen.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    text = "\n".join(str(e) for e in seen).lower()
+    return "cancel" in text or "interrupt" in text
 
 
 def stopped_by(failure: BaseException) -> bool:
@@ -113,9 +120,9 @@ def stopped_by(failure: BaseException) -> bool:
     return INTERRUPTED in str(failure)
 
 
-def reported_to_spark(error: BaseException, batch_id: int, stopping: bool = False) -> RuntimeError:
+def reported_to_spark(error: BaseException, batch_id: int) -> RuntimeError:
     """What ``foreachBatch`` raises to Spark for ``error``: short (see the module docstring)."""
-    if cancelled_by_stop(error, stopping):
+    if cancelled_by_stop(error):
         return RuntimeError(INTERRUPTED)
     lines = str(error).strip().splitlines()
     first = lines[0] if lines else ""

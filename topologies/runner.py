@@ -160,15 +160,11 @@ class TopologyHandle:
         again when the query restarts. When the query had failed, the error is
         raised (as :meth:`await_termination` raises it) and nothing is flushed.
         """
-        self.executor.stopping = True
-        try:
-            self.query.stop()
-        finally:
-            self.executor.stopping = False
+        self.query.stop()
         error, failure = self.executor.error, self.query.exception()
         if failure is not None and not stopped_by(failure):  # the query failed on its own: its error, whole
             raise error or failure
-        if error is not None and not cancelled_by_stop(error, stopping=True):
+        if error is not None and not cancelled_by_stop(error):
             raise error
         self.executor.error = None  # only the batch the stop interrupted failed: it runs again on restart
         if flush:

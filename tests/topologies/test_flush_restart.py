@@ -133,3 +133,59 @@ def test_the_runner_that_ran_the_query_resumes_it_on_memory_state(tmp_path, monk
     monkeypatch.setattr(SparkRunner, "_executor", reached)
     with pytest.raises(Reached):
         runner.submit("q", topology(tmp_path), available_now=True)
+
+
+class CutOff(Exception):
+    """The batch cut off where ``stop()`` interrupts it: after some of its tasks committed."""
+
+
+@pytest.mark.parametrize("placement", ["driver", "distributed"])
+def test_a_batch_cut_off_after_some_tasks_committed_it_is_not_flushed_and_the_next_submit_goes_on(
+        tmp_path, monkeypatch, caplog, placement):
+    """Closing the tasks that committed batch 2 would fire its tuples in the flush, and again when it runs again."""
+    from topologies.executor.stored import TaskStore
+
+    topo, name = topology(tmp_path), f"cut-off-{uuid.uuid4().hex[:8]}"
+    url, ticks = f"memory://{name}", clock()
+    if placement == "driver":
+        store = open_backend("memory://")
+
+        def make():
+            return DriverExecutor(topo, {}, BatchClock(tmp_path / "c", ticks), OutputLog(None), backend=store,
+                                  name=name)
+    else:
+        def make():
+            return DistributedExecutor(topo, {}, BatchClock(tmp_path / "c", ticks), OutputLog(None),
+                                       worker._backend(url), name, None, url, engine=LocalStages(fresh_tasks=True))
+
+    first = make()
+    for batch_id in (0, 1):
+        first.run(batch_id, {"events": BATCHES[batch_id]})
+    commit, commits = TaskStore.commit, []
+
+    def commit_twice_then_cut_off(self, batch_id, *args):
+        if batch_id == 2 and len(commits) == 2:
+            raise CutOff
+        commits.append(self)
+        return commit(self, batch_id, *args)
+
+    monkeypatch.setattr(TaskStore, "commit", commit_twice_then_cut_off)
+    with pytest.raises(CutOff):
+        first.run(2, {"events": BATCHES[2]})
+    monkeypatch.setattr(TaskStore, "commit", commit)
+    assert len(first._tasks_ahead_of(1)) == 2
+
+    first.flush()
+    assert "no shutdown flush: batch 2 was cut off after 2 task(s) committed it" in caplog.text
+    assert first.flush_record.pending() is None and not first.flush_record.done_after(1)
+    second = make()
+    second.complete_pending_flush()
+    for batch_id in (2, 3, 4):
+        second.run(batch_id, {"events": BATCHES[batch_id]})
+    second.flush()
+
+    whole = DriverExecutor(topo, {}, BatchClock(tmp_path / "w", clock()), OutputLog(None))
+    for batch_id, rows in enumerate(BATCHES):
+        whole.run(batch_id, {"events": rows})
+    whole.flush()
+    assert first.outputs.all() + second.outputs.all() == whole.outputs.all()

@@ -32,7 +32,7 @@ from topologies.executor.flush_record import FlushingExecutor, FlushRecord
 from topologies.executor.placements import DistributedPlacement, DriverPlacement, Placement
 from topologies.executor.remote.run_files import RunWriter
 from topologies.executor.runtime import Output, SpoutData
-from topologies.executor.stored import RouterCounters
+from topologies.executor.stored import RouterCounters, task_namespaces
 from topologies.failures import reported_to_spark
 from topologies.metrics import BatchMetrics, MetricsHistory
 from topologies.topology import Topology
@@ -97,7 +97,6 @@ class BatchExecutor(FlushingExecutor):
         self.stats = BatchStats()
         self.metrics = MetricsHistory()  # the figures of the last batches, by batch id
         self.error: BaseException | None = None
-        self.stopping = False  # set by the handle before it stops the query
         self.flushed = False
         self._lock = threading.Lock()
 
@@ -109,7 +108,7 @@ class BatchExecutor(FlushingExecutor):
             self.run(batch_id, self.placement.source_of(df), decoded=True)
         except BaseException as err:
             self.error = err  # raised by the handle; Spark gets a short report (see topologies.failures)
-            raise reported_to_spark(err, batch_id, self.stopping) from None
+            raise reported_to_spark(err, batch_id) from None
 
     def run(self, batch_id: int, source: Mapping[str, SpoutData] | SpoutBatch | Any, decoded: bool = False) -> None:
         """Run batch ``batch_id`` (again, if it is the last one run) on ``source``.
@@ -166,6 +165,14 @@ class BatchExecutor(FlushingExecutor):
 
     def _last_batch(self) -> int | None:
         return self.counters_store.last_batch()
+
+    def _tasks_ahead_of(self, last: int) -> list[str]:
+        ahead = []
+        for namespace in task_namespaces(self.name, self.topology.bolts):
+            committed = self.backend.namespace(namespace).committed_batch_id()
+            if committed is not None and committed > last:
+                ahead.append(namespace)
+        return ahead
 
     def _close_after(self, last: int) -> list[Output]:
         now = self.clock.time_of(last, None)

@@ -16,6 +16,7 @@ batch finds itself done, and a flush after a later batch always moves on.
 
 from __future__ import annotations
 
+import logging
 import threading
 from abc import abstractmethod
 from collections.abc import Callable
@@ -24,6 +25,8 @@ from state_backends import StateBackend
 from topologies.executor.batch_log import OutputLog
 from topologies.executor.runtime import Output
 from topologies.executor.stored import namespace_name
+
+log = logging.getLogger("squall.executor")
 
 FLUSH = "__flush"
 _AFTER = b"after"
@@ -100,6 +103,10 @@ class FlushingExecutor:
     def _close_after(self, last: int) -> list[Output]:
         """Close every task as the store holds it after batch ``last``; what they emitted."""
 
+    @abstractmethod
+    def _tasks_ahead_of(self, last: int) -> list[str]:
+        """The task namespaces that committed a batch after ``last`` (a batch cut off after they committed it)."""
+
     def flush(self) -> None:
         """End of input: close every task (Storm's shutdown flush) and record what they emit as ``"final"``.
 
@@ -107,10 +114,25 @@ class FlushingExecutor:
         whose flush is done does nothing, and a topology that never committed a
         batch has nothing to flush. The flush commits no task state; the next
         batch resumes the tasks from the store, as the last batch left them.
+
+        A batch cut off (by ``stop()``) after some of its tasks committed it
+        leaves those tasks' state past the last batch: closing them would fire
+        the cut-off batch's tuples in the flush, and again when Spark runs the
+        batch again. Then nothing is flushed, as after a killed driver: the
+        next submit runs the batch again and goes on, and the windows fire
+        then (a warning on ``squall.executor`` says so).
         """
         with self._lock:
             if not self.flushed:
-                flush_after(self.flush_record, self._last_batch(), self.outputs, self._close_after)
+                last = self._last_batch()
+                ahead = [] if last is None else self._tasks_ahead_of(last)
+                if ahead:
+                    log.warning(
+                        "no shutdown flush: batch %d was cut off after %d task(s) committed it (%s%s); the next "
+                        "submit runs it again and goes on from there", last + 1, len(ahead), ahead[0],
+                        ", ..." if len(ahead) > 1 else "")
+                else:
+                    flush_after(self.flush_record, last, self.outputs, self._close_after)
             self.flushed = True
 
     def complete_pending_flush(self) -> None:

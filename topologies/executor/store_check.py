@@ -24,7 +24,7 @@ from pathlib import Path
 from state_backends import StateBackend, redact
 from state_backends.urls import scheme_of
 from topologies.executor.storage import StorageDir, as_dir
-from topologies.executor.stored import ROUTER, namespace_name
+from topologies.executor.stored import ROUTER, namespace_name, task_namespaces
 from topologies.topology import Topology
 
 
@@ -47,10 +47,7 @@ def check_store_not_behind(backend: StateBackend, url: str, name: str, topology:
     last = last_committed_batch(spark_checkpoint)
     if last is None:
         return
-    namespaces = [namespace_name(name, ROUTER)]
-    namespaces += [
-        namespace_name(name, bid, i) for bid, spec in topology.bolts.items() for i in range(spec.parallelism)
-    ]
+    namespaces = [namespace_name(name, ROUTER), *task_namespaces(name, topology.bolts)]
     for ns in namespaces:
         committed = backend.namespace(ns).committed_batch_id()
         if committed is None and ns != namespaces[0]:

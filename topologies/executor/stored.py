@@ -35,6 +35,11 @@ TASK_KEY = b"s/task"
 ROUTER = "__router"
 
 
+def task_namespaces(topology: str, bolts: Mapping[str, Any]) -> list[str]:
+    """The namespace of every bolt task of ``topology``: ``bolts`` maps each bolt id to its spec (``parallelism``)."""
+    return [namespace_name(topology, bid, i) for bid, spec in bolts.items() for i in range(spec.parallelism)]
+
+
 def namespace_name(topology: str, component: str, index: int | None = None) -> str:
     """``<topology>/<component>/<index>`` (or ``<topology>/<component>``), checked as a namespace name.
 
