@@ -126,8 +126,7 @@ class BatchExecutor(FlushingExecutor):
             rerun = last is not None and batch_id <= last
             if rerun:
                 self.placement.rewind(batch_id, last)  # type: ignore[arg-type]
-            replay = rerun or started
-            self.stats.replays += replay
+            replay = rerun or started  # counted once the batch completes: a failed attempt is no replay done
             # From here the placement may have run part of the batch: if it fails, Spark runs it again.
             self.stats.last_batch_id, self.stats.last_time_ms = batch_id, now
             start = self.counters_store.start_of(batch_id)
@@ -142,6 +141,7 @@ class BatchExecutor(FlushingExecutor):
             self.stats.batches += 1
             self.stats.input_rows += result.rows
             self.stats.record_rows(batch_id, result.rows)
+            self.stats.replays += replay
             metrics = BatchMetrics(batch_id=batch_id, input_rows=result.rows, time_ms=now,
                                    watermark=self.counters()[0], bolts=result.bolts, replay=replay)
             self.metrics.record(metrics)
