@@ -164,8 +164,9 @@ start() {
   shift
   while [ $# -gt 0 ]; do
     case "$1" in
-      --sasl-port) sasl="${2:-}"; shift 2 ;;
-      --sasl-ssl-port) sasl_ssl="${2:-}"; shift 2 ;;
+      --sasl-port|--sasl-ssl-port) [ $# -ge 2 ] || die "start: $1 needs a port"
+        if [ "$1" = --sasl-port ]; then sasl="$2"; else sasl_ssl="$2"; fi
+        shift 2 ;;
       --tls) cert="${2:-}"; key="${3:-}"; shift 3 || die "start: --tls needs <cert.pem> <key.pem>" ;;
       *) die "start: unknown option '$1'; expected --sasl-port <port>, --sasl-ssl-port <port>, --tls <cert> <key>" ;;
     esac
@@ -205,15 +206,22 @@ crash() {  # crash <port>: SIGKILL the broker, as a host losing power would; its
   local run pid
   run="$(recorded "${1:-}")"
   pid="$(cat "$run/kafka.pid")"
-  kill -9 "$pid" 2>/dev/null || die "kill: the broker on port $1 (pid $pid) is not running"
-  while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+  [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || die "kill: the broker on port $1 (pid ${pid:-none}) is not running"
+  : > "$run/kafka.pid"  # a pid the system may reuse: never signalled again by stop or restart
+  local deadline=$((SECONDS + 30))
+  # Gone, or a zombie nobody reaps (its ports are closed all the same).
+  while kill -0 "$pid" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ]; do
+    [ $SECONDS -lt $deadline ] || die "kill: the broker on port $1 (pid $pid) is still running 30 s after SIGKILL"
+    sleep 0.05
+  done
   echo "kafka.sh: killed the broker on port $1 (pid $pid)"
 }
 
-restart() {  # restart <port>: the killed (or stopped) broker of that instance, started again on its data
-  local run
+restart() {  # restart <port>: the killed broker of that instance, started again on its data
+  local run pid
   run="$(recorded "${1:-}")"
-  ! kill -0 "$(cat "$run/kafka.pid")" 2>/dev/null || die "restart: the broker on port $1 is running"
+  pid="$(cat "$run/kafka.pid")"
+  [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null || die "restart: the broker on port $1 is running"
   # wait_ready looks for the start line: only this start's may count.
   mv "$run/kafka.log" "$run/kafka.log.$(date +%s%N)"
   launch "$run" "$1"

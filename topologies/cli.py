@@ -240,8 +240,9 @@ def set_log_level(spark: SparkSession, level: str) -> None:
 
     A session built from Python counts as a shell: Spark's console appender
     drops records below WARN (its shell threshold) for every logger at the
-    root's level, whatever ``setLogLevel`` says, so INFO would print nothing.
-    The threshold is lifted for such a level.
+    root's level. ``setLogLevel`` lifts the threshold only when it changes the
+    root's level, which is INFO already, so INFO alone would print nothing
+    more. The threshold is lifted here for such a level.
     """
     spark.sparkContext.setLogLevel(level)
     if level in ("INFO", "DEBUG", "TRACE", "ALL"):

@@ -83,6 +83,12 @@ def _rebuilt(module: str, name: str, message: str) -> BaseException:
     return RuntimeError(f"{module}.{name}: {message}")
 
 
+# What Spark says when it cancels a job or interrupts a thread; whole words, not the "Interruptible" of
+# InterruptibleIterator or UninterruptibleThread, which every executor's stack trace carries.
+_CANCELLED = re.compile(r"\bcancell?ed\b|\binterrupted\b|InterruptedException|ClosedByInterrupt|TaskKilled|"
+                        r"JOB_CANCELLED", re.IGNORECASE)
+
+
 def cancelled_by_stop(error: BaseException) -> bool:
     """Whether ``error`` is Spark cancelling or interrupting the batch's work (the query stopping), not a bolt's.
 
@@ -106,8 +112,7 @@ def cancelled_by_stop(error: BaseException) -> bool:
     while cause is not None and cause not in seen:
         seen.append(cause)
         cause = cause.__cause__ or cause.__context__
-    text = "\n".join(str(e) for e in seen).lower()
-    return "cancel" in text or "interrupt" in text
+    return any(_CANCELLED.search(str(e)) for e in seen)
 
 
 def stopped_by(failure: BaseException) -> bool:

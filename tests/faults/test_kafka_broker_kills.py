@@ -65,19 +65,31 @@ class Restart:
     """Kills the broker once, when :meth:`__call__` is first called, and starts it again from another thread."""
 
     def __init__(self, broker: KafkaBroker) -> None:
-        self.broker, self.kills, self.thread = broker, 0, None
+        self.broker, self.kills = broker, 0
+        self.thread: threading.Thread | None = None
+        self.failed: list[BaseException] = []
 
     def __call__(self) -> None:
         if self.kills:
             return
         self.broker.kill()
         self.kills += 1
-        self.thread = threading.Thread(target=self.broker.restart, daemon=True)
+        self.thread = threading.Thread(target=self._restart, daemon=True)
         self.thread.start()
 
+    def _restart(self) -> None:
+        try:
+            self.broker.restart()
+        except BaseException as err:  # pytest.fail in the thread: raised by join
+            self.failed.append(err)
+
     def join(self) -> None:
+        """Wait for the restart; raise what made it fail."""
         assert self.thread is not None, "the broker was never killed"
         self.thread.join(300)
+        assert not self.thread.is_alive(), "the broker did not restart within 300 s"
+        if self.failed:
+            raise self.failed[0]
 
 
 def run(kafka_spark, broker: KafkaBroker, source: str, tmp_path, sink_hook: Callable | None = None) -> list:
@@ -120,7 +132,7 @@ def test_the_broker_killed_while_the_spout_reads_loses_and_repeats_nothing(kafka
     down_when_read: list[bool] = []
 
     def kill_at_batch_2(self, df, batch_id):
-        if batch_id == 2:
+        if batch_id == 2 and not restart.kills:
             restart()  # the batch's records are fetched when the executor collects it, after this
             down_when_read.append(restart.thread.is_alive())  # still restarting: the fetch meets a dead broker
         return original(self, df, batch_id)

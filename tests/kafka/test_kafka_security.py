@@ -19,6 +19,7 @@ import os
 import secrets
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -79,9 +80,9 @@ class Secured:
 
 @pytest.fixture(scope="module")
 def secured(tmp_path_factory) -> Iterator[Secured]:
+    pytest.importorskip("confluent_kafka")
     from confluent_kafka.admin import ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion
 
-    pytest.importorskip("confluent_kafka")
     authority = Authority(tmp_path_factory.mktemp("kafka-ca"))
     broker = KafkaBroker(sasl=True, tls=authority.issue("broker", ip="127.0.0.1"))
     broker.start()
@@ -177,10 +178,14 @@ def test_a_wrong_password_fails_the_sink_at_once_with_the_brokers_reason_and_nev
     from topologies.sinks.records import Output
 
     capture_logs(caplog)
+    # No retry: the refusal must be seen in the first attempt, within seconds, not at the end of its timeout.
     sink = KafkaSink(secured.client.create_topic("secure-out"), secured.bootstrap(protocol), name="refused",
-                     options=secured.client_options(protocol, WRONG), timeout=Duration.seconds(30))
+                     options=secured.client_options(protocol, WRONG), timeout=Duration.seconds(30),
+                     retry=Duration.seconds(0))
+    started = time.monotonic()
     with sink, pytest.raises(RuntimeError, match=r"refused the sink: .*Authentication failed") as refused:
         sink(0, [Output("sum", 0, "default", ("a", 1))])
+    assert time.monotonic() - started < 20
     assert "sasl.password" in str(refused.value)  # says which setting to check
     assert not leaks(str(refused.value)) and not leaks(caplog.text)
 

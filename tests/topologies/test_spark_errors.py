@@ -65,3 +65,25 @@ def test_an_emitted_object_fails_the_query_naming_the_bolt_from_await_terminatio
     assert handle.outputs() == []
     failure = str(handle.query.exception())
     assert re.search(r"squall: batch 0 failed: TypeError: bolt 'averages' task \d emitted", failure), failure
+
+
+@pytest.mark.parametrize(("text", "cancelled"), [
+    ("org.apache.spark.SparkException: Job 5 cancelled because Stage 3 was cancelled", True),
+    ("[SPARK_JOB_CANCELLED] Job 12 cancelled part of cancelled job group 7", True),
+    ("py4j.protocol.Py4JJavaError: java.lang.InterruptedException\n\tat java.base/...", True),
+    ("Job aborted due to stage failure: Task 0 in stage 4.0 failed 1 times: org.apache.spark.api.python."
+     "PythonException: worker crashed\n\tat org.apache.spark.InterruptibleIterator.hasNext(...)\n"
+     "\tat org.apache.spark.util.UninterruptibleThread.run(...)", False),
+    ("Connection reset by peer", False),
+])
+def test_only_spark_cancelling_or_interrupting_counts_as_the_stops_own_error(text, cancelled):
+    """A real failure (its trace passes through InterruptibleIterator) is raised, even while a stop runs."""
+    from pyspark.errors import PySparkException
+
+    from topologies.failures import cancelled_by_stop
+
+    assert cancelled_by_stop(PySparkException(message=text)) is cancelled
+    assert not cancelled_by_stop(RuntimeError("Job 5 cancelled"))  # not Spark's: a bolt's own error
+    wrapped = PySparkException(message="An error occurred while calling o81.collectToPython")
+    wrapped.__cause__ = PySparkException(message=text)
+    assert cancelled_by_stop(wrapped) is cancelled  # said by an error it was raised from

@@ -68,17 +68,31 @@ class FlushRecord:
 
 
 def flush_after(record: FlushRecord, last: int | None, outputs: OutputLog,
-                close: Callable[[int], list[Output]]) -> None:
+                close: Callable[[int], list[Output]], ahead: Callable[[int], list[str]]) -> None:
     """Run the flush after batch ``last`` unless it is done: mark it begun, write ``close(last)`` as final, mark done.
 
     ``close`` closes every task as the store holds it after ``last`` and
     returns what they emitted; it must commit nothing. Nothing to flush when no
-    batch was ever committed (``last`` None).
+    batch was ever committed (``last`` None). ``ahead`` names the tasks that
+    committed a batch after ``last``: with any, before the flush begins or
+    once the tasks are closed (a task of a cancelled job can still commit
+    while the stop returns), nothing is written (see :meth:`FlushingExecutor.flush`).
     """
-    if last is None or not record.begin(last):
+    if last is None or _cut_off(last, ahead(last)) or not record.begin(last):
         return
-    outputs.write(OutputLog.FINAL, close(last))
+    closed = close(last)
+    if _cut_off(last, ahead(last)):
+        return  # begun and not done: a later submit finds it pending, and a task ahead, and leaves it
+    outputs.write(OutputLog.FINAL, closed)
     record.done(last)
+
+
+def _cut_off(last: int, ahead: list[str]) -> bool:
+    if ahead:
+        log.warning("no shutdown flush: batch %d was cut off after %d task(s) committed it (%s%s); the next submit "
+                    "runs it again and goes on from there", last + 1, len(ahead), ahead[0],
+                    ", ..." if len(ahead) > 1 else "")
+    return bool(ahead)
 
 
 class FlushingExecutor:
@@ -124,15 +138,8 @@ class FlushingExecutor:
         """
         with self._lock:
             if not self.flushed:
-                last = self._last_batch()
-                ahead = [] if last is None else self._tasks_ahead_of(last)
-                if ahead:
-                    log.warning(
-                        "no shutdown flush: batch %d was cut off after %d task(s) committed it (%s%s); the next "
-                        "submit runs it again and goes on from there", last + 1, len(ahead), ahead[0],
-                        ", ..." if len(ahead) > 1 else "")
-                else:
-                    flush_after(self.flush_record, last, self.outputs, self._close_after)
+                flush_after(self.flush_record, self._last_batch(), self.outputs, self._close_after,
+                            self._tasks_ahead_of)
             self.flushed = True
 
     def complete_pending_flush(self) -> None:
@@ -140,4 +147,4 @@ class FlushingExecutor:
         with self._lock:
             pending = self.flush_record.pending()
             if pending is not None:
-                flush_after(self.flush_record, pending, self.outputs, self._close_after)
+                flush_after(self.flush_record, pending, self.outputs, self._close_after, self._tasks_ahead_of)

@@ -12,11 +12,13 @@ librdkafka's messages name the mechanism and the user, never the password.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+log = logging.getLogger("squall.sinks")
 
 # Error names (KafkaError.name()) a restarting broker or a moving coordinator gives; the same call passes later.
 _TRANSIENT = frozenset({
@@ -28,6 +30,10 @@ _TRANSIENT = frozenset({
 _REFUSED = frozenset({
     "_AUTHENTICATION", "SASL_AUTHENTICATION_FAILED", "_SSL", "TOPIC_AUTHORIZATION_FAILED",
     "GROUP_AUTHORIZATION_FAILED", "TRANSACTIONAL_ID_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED",
+})
+# What a broker that restarted mid-transaction leaves a producer with: fatal for that producer, gone for a new one.
+_LEFT_BY_A_RESTART = frozenset({
+    "INVALID_TXN_STATE", "UNKNOWN_PRODUCER_ID", "OUT_OF_ORDER_SEQUENCE_NUMBER", "_STATE", "_INCONSISTENT",
 })
 # Fenced: another writer with the same transactional.id took over. Never retried, or two writers would take turns.
 _FENCED = frozenset({"_FENCED", "PRODUCER_FENCED", "INVALID_PRODUCER_EPOCH"})
@@ -45,15 +51,16 @@ def error_of(exception: BaseException) -> Any:
 def transient(exception: BaseException) -> bool:
     """Whether the call may pass when made again with new clients: a broker or coordinator was away for a while.
 
-    A producer's fatal error counts (a broker that restarted mid-transaction
-    can leave the producer in an invalid state; a new producer of the same
-    ``transactional.id`` aborts that transaction). A fenced producer and a
-    refusal do not, nor does anything but a ``KafkaException``.
+    The errors a restart leaves a producer with count too, fatal as they are
+    for it (a new producer of the same ``transactional.id`` aborts the cut-off
+    transaction). A fenced producer and a refusal do not, nor does an error
+    that would recur (a record too large, a setting the broker refuses), nor
+    anything but a ``KafkaException``.
     """
     error = error_of(exception)
     if error is None or error.name() in _FENCED | _REFUSED:
         return False
-    return bool(error.name() in _TRANSIENT or error.retriable() or error.txn_requires_abort() or error.fatal())
+    return bool(error.name() in _TRANSIENT | _LEFT_BY_A_RESTART or (error.retriable() and not error.fatal()))
 
 
 class Refusals:
@@ -68,8 +75,8 @@ class Refusals:
         self.refusal: str | None = None
 
     def __call__(self, error: Any) -> None:
-        """Keep ``error``'s message if it is a refusal."""
-        if error.name() in _REFUSED:
+        """Keep ``error``'s message if it is a refusal (a TLS error only when the handshake failed)."""
+        if error.name() in _REFUSED and (error.name() != "_SSL" or "handshake failed" in error.str()):
             self.refusal = error.str()
 
     def serve(self, *clients: Any) -> str | None:
@@ -105,6 +112,7 @@ def bounded(call: Callable[[], T], seconds: float, what: str) -> T:
     thread.join(seconds + 5)
     if thread.is_alive():
         reason = f"{what} did not return within {seconds:g} s; its producer is abandoned"
+        log.warning("%s (its thread stays blocked: librdkafka issue 5456)", reason)
         raise KafkaException(KafkaError(KafkaError._TIMED_OUT, reason, retriable=True))
     if "error" in outcome:
         raise outcome["error"]

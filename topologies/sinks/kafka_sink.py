@@ -72,7 +72,8 @@ class KafkaSink:
     the sink makes (librdkafka settings: security, ``linger.ms``, ...).
     ``timeout`` bounds each call to the broker. A call that fails because the
     broker or its coordinator is away (restarting, moving) is retried, with
-    new clients, for up to ``retry`` (two minutes by default; zero: never),
+    new clients, until ``retry`` has passed (two minutes by default; zero:
+    never; the attempt under way then ends within its own timeouts),
     each time reading the mark again, so a transaction cut off half way is
     aborted and written whole, and one that committed is not written twice.
     A broker that refuses the sink's credentials or TLS handshake fails the
@@ -157,6 +158,7 @@ class KafkaSink:
         with self._lock:
             deadline, attempt = time.monotonic() + self.retry, 0
             while True:
+                self._refusals.refusal = None  # a refusal counts for the attempt that met it
                 try:
                     self._write_once(key, lines)
                     return
@@ -247,7 +249,7 @@ class KafkaSink:
         if self._producer is not None:
             return
         try:
-            from confluent_kafka import Consumer, Producer, TopicPartition
+            from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
         except ImportError as err:
             msg = "KafkaSink needs confluent-kafka: pip install confluent-kafka"
             raise ImportError(msg) from err
@@ -262,6 +264,8 @@ class KafkaSink:
             consumer = Consumer({**common, "group.id": self.group, "enable.auto.commit": False,
                                  "isolation.level": "read_committed"})
             [committed] = consumer.committed([TopicPartition(self.topic, 0)], timeout=self.timeout)
+            if committed.error is not None:  # the partition's own error: not a mark of "nothing written"
+                raise KafkaException(committed.error)
         except BaseException:
             if consumer is not None:
                 consumer.close()
@@ -328,6 +332,7 @@ class KafkaSink:
                 producer.abort_transaction(self.timeout)
             except Exception:  # KafkaException: fenced, fatal, or nothing to abort; the next producer sees to it
                 log.debug("KafkaSink %r: abort_transaction failed", self.name, exc_info=True)
+            self._refusals.serve(producer)  # a refusal the producer met, for the caller to see
             self._drop()
             raise
         self._mark = mark

@@ -279,7 +279,7 @@ def _options(options: Mapping[str, Any] | None) -> dict[str, str]:
     if options is None:
         return {}
     if not isinstance(options, Mapping):
-        msg = f"KafkaSpout: `options` must be a mapping of source options; got {options!r} instead"
+        msg = f"KafkaSpout: `options` must be a mapping of source options; got a {type(options).__name__} instead"
         raise TypeError(msg)
     result = {}
     for name, value in options.items():
