@@ -189,3 +189,25 @@ def test_a_batch_cut_off_after_some_tasks_committed_it_is_not_flushed_and_the_ne
         whole.run(batch_id, {"events": rows})
     whole.flush()
     assert first.outputs.all() + second.outputs.all() == whole.outputs.all()
+
+
+def test_a_task_that_commits_the_next_batch_while_the_flush_closes_the_tasks_stops_the_flush(tmp_path, caplog):
+    """A task of the cancelled job commits batch 2 after the first check: the flush is begun and writes nothing."""
+    topo, store = topology(tmp_path), open_backend("memory://")
+    name = f"late-commit-{uuid.uuid4().hex[:8]}"
+    executor = DriverExecutor(topo, {}, BatchClock(tmp_path / "c", clock()), OutputLog(None), backend=store, name=name)
+    for batch_id in (0, 1):
+        executor.run(batch_id, {"events": BATCHES[batch_id]})
+    close = executor._close_after
+
+    def close_while_a_task_commits(last):
+        closed = close(last)
+        store.namespace(f"{name}/pass/0").commit(last + 1, {b"late": b"1"})  # the cancelled job's task, just now
+        return closed
+
+    executor._close_after = close_while_a_task_commits
+    written = len(executor.outputs.all())
+    executor.flush()
+    assert len(executor.outputs.all()) == written, "the flush wrote a final after all"
+    assert executor.flush_record.pending() == 1 and not executor.flush_record.done_after(1)
+    assert "no shutdown flush: batch 2 was cut off after 1 task(s) committed it" in caplog.text
