@@ -29,7 +29,7 @@ from windowing import AccumulationMode, Count, Duration, FixedWindows, aggregato
 
 FIELDS = ("key", "ts", "value", "msgid")
 SCHEMA = "key STRING, ts BIGINT, value BIGINT, msgid BIGINT"
-PROBE_DIR = "probe_dir"  # conf key: where Probe records the process that ran each task
+PROBE_DIR = "probe_dir"  # conf key: where Probe records the executor that ran each task
 KILL_AT = "kill_at"  # conf key: [msgid, marker path]: Probe's process dies by SIGKILL at that tuple, once
 KILL_EXECUTOR_AT = "kill_executor_at"  # conf key: [msgid, marker path]: the same for the executor JVM running Probe
 
@@ -82,7 +82,11 @@ class KeyTotals(BaseWindowedBolt):
 
 
 class Probe(BaseBolt):
-    """A plain bolt: forwards each tuple with a count kept in an instance field; records the process it runs in.
+    """A plain bolt: forwards each tuple with a count kept in an instance field; records the executor it runs in.
+
+    With ``conf[PROBE_DIR]`` each tuple appends the pid of the executor JVM
+    running the task (not the Python worker's: one executor can run several
+    workers) to ``<component>-<task>`` in that directory.
 
     With ``conf[KILL_AT] = [msgid, marker]`` the process running it kills
     itself (SIGKILL) at the tuple with that ``msgid``, the first time only
@@ -110,7 +114,7 @@ class Probe(BaseBolt):
         self.count += 1
         if self.where is not None:
             with self.where.open("a", encoding="utf-8") as f:
-                f.write(f"{os.getpid()}\n")
+                f.write(f"{executor_jvm()}\n")
         self.collector.emit([input["key"], input["ts"], input["value"], self.count])
 
     def declare_output_fields(self, declarer):

@@ -30,7 +30,9 @@ def main() -> None:
     from topologies import SparkRunner
     from topologies.sinks import TableSink
 
-    spark = session(args["master"])
+    # Without delay scheduling a stage's tasks go to whichever executor is free; with it (3 s by default) a
+    # task waits for the executor holding its input, so the probe's tasks would keep to one executor.
+    spark = session(args["master"], {"spark.locality.wait": "0"})
     result: dict[str, list] = {case.name: [] for case in CASES}
     for run in range(args["runs"]):
         probe = Path(args["probe"]) / str(run)
