@@ -21,10 +21,14 @@ cycle (``heapS``, a sawtooth: it shows no leak nor its absence), then, after a
 pool's ``getCollectionUsage()``, what the full collection left; this is the
 column that shows a heap leak) and the JVM's non-heap use (``nonHeap``:
 metaspace, code cache, compressed class space) and how long the forced
-collection took (``gcMs``); Python workers' RSS (distributed mode),
-Redis ``used_memory``, the state's entries (hash fields of the topology's
-namespaces) and Redis keys, the period's batches with their mean and longest
-``triggerExecution`` and mean ``addBatch`` (squall's ``foreachBatch``), input
+collection took (``gcMs``); Python workers' RSS (distributed mode); in
+distributed mode the executors too: how many executor JVMs run (``exe``),
+their RSS summed (``exeRSS``) and their live heap summed (``exeGC``: each one's
+used heap right after a full collection forced with ``jcmd <pid> GC.run``, read
+with ``jstat -gc``; executors start with ``-Xms512m -XX:+AlwaysPreTouch`` like
+the driver); Redis ``used_memory``, the state's entries (hash fields of the topology's
+namespaces) and Redis keys, the period's batches with the median, 99th
+percentile and longest ``triggerExecution`` and the mean ``addBatch`` (squall's ``foreachBatch``), input
 rows, outputs so far, and how far the lowest bolt watermark is behind the
 wall clock; then Python's tracked objects (thousands; uncollected garbage
 included) and how many full (generation 2) collections ran so far, to tell
@@ -48,12 +52,18 @@ first ten minutes against the last ten (of a shorter run, its first and last
 third) and the growth over the second half, in MB per hour, of every memory
 column (``heapGC`` included), the state and the batch times.
 
+``--mode distributed`` runs the bolts' tasks on the executors of
+``--master`` (default ``local-cluster[2,1,1024]``: two executor JVMs, each a
+process of its own with its Python workers); driver mode's default master is
+``local[2]``.
+
 ``--state`` takes a Redis URL; by default the script starts its own
 redis-server (no persistence) on a free port and stops it at the end. A query
 that fails prints its error and exits 1; a failed check exits 2.
 
 Run: ``python benchmarks/soak.py [--minutes 60] [--rate 2000] [--every 60] [--state redis://...]
-[--mode driver|distributed]``; results of a 60-minute run in ``benchmarks/results/soak-60min.txt``.
+[--mode driver|distributed] [--master M]``; results of 60-minute runs in
+``benchmarks/results/soak-60min.txt`` (driver mode) and ``soak-60min-distributed.txt``.
 """
 
 from __future__ import annotations
@@ -275,6 +285,46 @@ def jvm_and_workers() -> tuple[int | None, list[int]]:
     return jvm, [pid for pid, comm in descendants(tree, jvm) if comm.startswith("python")]
 
 
+def executor_jvms(jvm: int | None) -> list[int]:
+    """The executor JVMs under the driver JVM (``local-cluster``'s workers start them as its children)."""
+    if jvm is None:
+        return []
+    found = []
+    for pid, comm in descendants(children(), jvm):
+        if comm != "java":
+            continue
+        try:
+            if b"CoarseGrainedExecutorBackend" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+def executor_heap_after_gc(pid: int) -> float | None:
+    """An executor JVM's used heap (MB) right after a full collection (``jcmd GC.run``, then ``jstat -gc``).
+
+    None if the JVM is gone or the JDK tools are missing (a JRE has neither).
+    """
+    if shutil.which("jcmd") is None or shutil.which("jstat") is None:
+        return None
+    try:
+        subprocess.run(["jcmd", str(pid), "GC.run"], capture_output=True, timeout=60, check=True)
+        out = subprocess.run(["jstat", "-gc", str(pid)], capture_output=True, text=True, timeout=60, check=True)
+    except (subprocess.SubprocessError, OSError):
+        return None
+    names, values = out.stdout.split("\n")[:2]
+    row = dict(zip(names.split(), values.split(), strict=True))
+    return sum(float(row[c]) for c in ("S0U", "S1U", "EU", "OU")) / 1024
+
+
+def percentile(values: list[float], q: int) -> float:
+    """The ``q``-th percentile (0 for no values)."""
+    if len(values) < 2:
+        return values[0] if values else 0.0
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+
+
 def jvm_memory(jvm) -> tuple[float, float, float, float]:
     """The driver JVM's heap: used (sampled now), live after a forced ``System.gc()``, non-heap used, in MB;
     and the forced collection's milliseconds.
@@ -343,11 +393,15 @@ class Report:
     non_heap: float
     gc_ms: float
     workers: float
+    executors: int  # executor JVMs running (distributed mode)
+    exe_rss: float  # their RSS, summed
+    exe_gc: float  # their live heap after a forced full collection, summed
     redis: float
     entries: int
     keys: int
     batches: int
-    batch_mean: float
+    batch_p50: float
+    batch_p99: float
     batch_max: float
     add_mean: float
     rows: int
@@ -358,19 +412,21 @@ class Report:
 
 
 HEADER = (f"{'min':>6} {'drvRSS':>7} {'jvmRSS':>7} {'heapS':>6} {'heapGC':>6} {'nonHeap':>7} {'gcMs':>5} "
-          f"{'pyWrk':>6} {'redis':>7} {'entries':>8} "
-          f"{'keys':>5} {'batch':>6} {'mean':>6} {'max':>6} {'add':>6} {'rows':>8} {'outputs':>8} {'wmLag':>6} "
-          f"{'pyobj':>6} {'gc2':>4}")
-UNITS = (f"{'':>6} {'MB':>7} {'MB':>7} {'MB':>6} {'MB':>6} {'MB':>7} {'ms':>5} {'MB':>6} {'MB':>7} {'':>8} "
-         f"{'':>5} {'s':>6} {'ms':>6} {'ms':>6} {'ms':>6} {'':>8} {'':>8} {'s':>6} {'k':>6} {'':>4}")
+          f"{'pyWrk':>6} {'exe':>3} {'exeRSS':>7} {'exeGC':>6} {'redis':>7} {'entries':>8} "
+          f"{'keys':>5} {'batch':>6} {'p50':>6} {'p99':>6} {'max':>6} {'add':>6} {'rows':>8} {'outputs':>8} "
+          f"{'wmLag':>6} {'pyobj':>6} {'gc2':>4}")
+UNITS = (f"{'':>6} {'MB':>7} {'MB':>7} {'MB':>6} {'MB':>6} {'MB':>7} {'ms':>5} {'MB':>6} {'':>3} {'MB':>7} "
+         f"{'MB':>6} {'MB':>7} {'':>8} {'':>5} {'s':>6} {'ms':>6} {'ms':>6} {'ms':>6} {'ms':>6} {'':>8} {'':>8} "
+         f"{'s':>6} {'k':>6} {'':>4}")
 
 
 def line(r: Report) -> str:
     lag = "-" if r.lag_s is None else f"{r.lag_s:.1f}"
     return (f"{r.minute:>6.1f} {r.driver:>7.1f} {r.jvm:>7.1f} {r.heap:>6.0f} {r.heap_gc:>6.1f} "
-            f"{r.non_heap:>7.1f} {r.gc_ms:>5.0f} {r.workers:>6.0f} {r.redis:>7.1f} "
-            f"{r.entries:>8,} {r.keys:>5} {r.batches:>6} {r.batch_mean:>6.0f} {r.batch_max:>6.0f} {r.add_mean:>6.0f} "
-            f"{r.rows:>8,} {r.outputs:>8,} {lag:>6} {r.pyobjs // 1000:>6} {r.gen2:>4}")
+            f"{r.non_heap:>7.1f} {r.gc_ms:>5.0f} {r.workers:>6.0f} {r.executors:>3} {r.exe_rss:>7.1f} "
+            f"{r.exe_gc:>6.1f} {r.redis:>7.1f} {r.entries:>8,} {r.keys:>5} {r.batches:>6} {r.batch_p50:>6.0f} "
+            f"{r.batch_p99:>6.0f} {r.batch_max:>6.0f} {r.add_mean:>6.0f} {r.rows:>8,} {r.outputs:>8,} {lag:>6} "
+            f"{r.pyobjs // 1000:>6} {r.gen2:>4}")
 
 
 def slope_per_hour(reports: list[Report], attr: str) -> float:
@@ -381,7 +437,7 @@ def slope_per_hour(reports: list[Report], attr: str) -> float:
     return statistics.linear_regression(xs, ys).slope
 
 
-def summary(reports: list[Report], minutes: float, every: float) -> None:
+def summary(reports: list[Report], minutes: float, every: float, distributed: bool) -> None:
     span = min(10.0, minutes / 3)
     n = max(1, min(len(reports), round(span * 60 / every)))  # the reports of the first and of the last `span` minutes
     first, last = reports[:n], reports[-n:]
@@ -390,10 +446,13 @@ def summary(reports: list[Report], minutes: float, every: float) -> None:
           f"({len(last)} reports); growth: least-squares slope over the second half ({len(second_half)} reports)",
           flush=True)
     print(f"{'':>22}{'first':>10}{'last':>10}{'last/first':>12}{'growth/h':>12}")
-    for label, attr in (("driver RSS (MB)", "driver"), ("JVM RSS (MB)", "jvm"), ("heap sampled (MB)", "heap"),
-                        ("heap after GC (MB)", "heap_gc"), ("JVM non-heap (MB)", "non_heap"),
-                        ("Redis used (MB)", "redis"), ("state entries", "entries"), ("batch mean (ms)", "batch_mean"),
-                        ("addBatch mean (ms)", "add_mean"), ("Python objects", "pyobjs")):
+    rows = [("driver RSS (MB)", "driver"), ("JVM RSS (MB)", "jvm"), ("heap sampled (MB)", "heap"),
+            ("heap after GC (MB)", "heap_gc"), ("JVM non-heap (MB)", "non_heap"), ("Python workers (MB)", "workers")]
+    if distributed:
+        rows += [("executors' RSS (MB)", "exe_rss"), ("executors' heap GC (MB)", "exe_gc")]
+    rows += [("Redis used (MB)", "redis"), ("state entries", "entries"), ("batch p50 (ms)", "batch_p50"),
+             ("batch p99 (ms)", "batch_p99"), ("addBatch mean (ms)", "add_mean"), ("Python objects", "pyobjs")]
+    for label, attr in rows:
         a = statistics.fmean(getattr(r, attr) for r in first)
         b = statistics.fmean(getattr(r, attr) for r in last)
         ratio = b / a if a else float("nan")
@@ -407,10 +466,13 @@ def main() -> int:
     p.add_argument("--every", type=float, default=60, help="seconds between report lines")
     p.add_argument("--state", default=None, help="a redis:// URL (default: start a redis-server here)")
     p.add_argument("--mode", choices=("driver", "distributed"), default="driver")
+    p.add_argument("--master", default=None,
+                   help="Spark master (default: local[2] in driver mode, local-cluster[2,1,1024] in distributed)")
     p.add_argument("--tasks", type=int, default=2, help="tasks of each windowed bolt")
     p.add_argument("--trigger-ms", type=int, default=1000)
     args = p.parse_args()
 
+    import pyspark
     import redis
     from pyspark.sql import SparkSession
 
@@ -425,14 +487,19 @@ def main() -> int:
     client = redis.Redis.from_url(url)
     spark = handle = None
     status = 0
+    master = args.master or ("local-cluster[2,1,1024]" if args.mode == "distributed" else "local[2]")
+    if master.startswith("local-cluster"):
+        os.environ["SPARK_HOME"] = os.path.dirname(pyspark.__file__)  # local-cluster starts executors from it
     try:
-        spark = (SparkSession.builder.master("local[2]").appName("squall-soak")
+        spark = (SparkSession.builder.master(master).appName("squall-soak")
                  .config("spark.sql.shuffle.partitions", "2").config("spark.ui.enabled", "false")
                  .config("spark.ui.showConsoleProgress", "false").config("spark.sql.session.timeZone", "UTC")
                  .config("spark.executorEnv.PYTHONPATH", str(REPO))
                  # the heap fixed and committed (touched) up front: JVM RSS growth is then non-heap growth
                  .config("spark.driver.memory", "1g")
-                 .config("spark.driver.extraJavaOptions", "-Xms1g -XX:+AlwaysPreTouch").getOrCreate())
+                 .config("spark.driver.extraJavaOptions", "-Xms1g -XX:+AlwaysPreTouch")
+                 .config("spark.executor.memory", "512m")
+                 .config("spark.executor.extraJavaOptions", "-Xms512m -XX:+AlwaysPreTouch").getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
         runtime = spark.sparkContext._jvm.java.lang.Runtime.getRuntime()
         committed = runtime.totalMemory() / 2**20
@@ -441,7 +508,8 @@ def main() -> int:
                              trigger_interval=Duration.milliseconds(args.trigger_ms), outputs_in_memory=1000,
                              on_output=sink)
         topology = build_topology(args.rate, args.tasks)
-        print(f"soak: {args.minutes:g} min, rate source {args.rate:,} events/s, {args.mode} mode, state {url}, "
+        print(f"soak: {args.minutes:g} min, rate source {args.rate:,} events/s, {args.mode} mode on {master}, "
+              f"state {url}, "
               f"trigger {args.trigger_ms} ms; rate -> keyby -> windows (BaseStatefulWindowedBolt, persistent, "
               f"sliding {LENGTH_S} s / {SLIDE_S} s, lag {LAG_S} s, {args.tasks} tasks) + agg "
               f"(WindowedAggregateBolt count, same windows, {args.tasks} tasks), fields grouping on value % {KEYS}",
@@ -488,6 +556,8 @@ def main() -> int:
             if now < next_report - 0.01 and now < end - 0.01:
                 continue
             jvm, workers = jvm_and_workers()
+            executors = executor_jvms(jvm)
+            exe_heaps = [executor_heap_after_gc(e) for e in executors]
             heap, heap_gc, non_heap, gc_ms = jvm_memory(spark.sparkContext._jvm)
             used, entries, keys = state_size(client, name)
             progress = handle.progress
@@ -497,13 +567,15 @@ def main() -> int:
             r = Report(
                 minute=(now - started) / 60, driver=rss_mb() or 0.0, jvm=(rss_mb(jvm) or 0.0) if jvm else 0.0,
                 heap=heap, heap_gc=heap_gc, non_heap=non_heap, gc_ms=gc_ms,
-                workers=sum(rss_mb(w) or 0.0 for w in workers), redis=used, entries=entries, keys=keys,
+                workers=sum(rss_mb(w) or 0.0 for w in workers), executors=len(executors),
+                exe_rss=sum(rss_mb(e) or 0.0 for e in executors), exe_gc=sum(h or 0.0 for h in exe_heaps),
+                redis=used, entries=entries, keys=keys,
                 batches=len(period),
-                batch_mean=statistics.fmean(t for t, _ in period) if period else 0.0,
+                batch_p50=percentile([t for t, _ in period], 50), batch_p99=percentile([t for t, _ in period], 99),
                 batch_max=max((t for t, _ in period), default=0.0),
                 add_mean=statistics.fmean(a for _, a in period) if period else 0.0,
                 rows=progress.input_rows - rows_before, outputs=outputs,
-                lag_s=None if progress.watermark is None else (wall - progress.watermark) / 1000,
+                lag_s=(wall - progress.watermark) / 1000 if progress.watermark else None,  # 0: none yet
                 pyobjs=len(gc.get_objects()), gen2=gc.get_stats()[2]["collections"],
             )
             reports.append(r)
@@ -518,7 +590,7 @@ def main() -> int:
               f"({progress.input_rows / (args.minutes * 60):,.0f}/s), {progress.windows_fired:,} windows fired, "
               f"{progress.late_tuples} late tuples, {progress.replays} replays, {sink.outputs:,} outputs "
               f"(handle.output_count {handle.output_count:,})", flush=True)
-        summary(reports, args.minutes, args.every)
+        summary(reports, args.minutes, args.every, any(r.executors for r in reports))
         ok = not sink.failures and sink.checked > 0 and progress.late_tuples == 0
         ok = ok and (sink.full > 0 and sink.agg_checked > 0 if args.minutes * 60 > LENGTH_S + 30 else True)
         print(f"\ncheck: {'OK' if ok else 'FAILED'}: {sink.checked} windows of 'windows' checked (values consecutive, "

@@ -2,7 +2,9 @@
 
 Usage: ``python -m tests.faults.stop_run '<json>'`` with keys ``data``,
 ``checkpoint``, ``output``, ``state``, ``name``, ``master``, ``mode``
-(``driver`` or ``distributed``), ``pause`` (a directory) and ``how``:
+(``driver`` or ``distributed``), ``pause`` (a directory), ``url`` (a Spark
+Connect server to run on instead of a session of ``master``; its files are this
+machine's) and ``how``:
 
 - ``"stop"``: a processing-time query. The ``pause`` bolt, on the executors,
   meets the row whose ``msgid`` is ``pause_msgid``, writes ``<pause>/paused``
@@ -106,7 +108,12 @@ def main() -> None:
     from topologies.executor.flush_record import FlushRecord
     from topologies.executor.store_check import last_committed_batch
 
-    spark = session(args["master"])
+    if args.get("url"):
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.remote(args["url"]).getOrCreate()
+    else:
+        spark = session(args["master"])
     checkpoint, pause = Path(args["checkpoint"]), Path(args["pause"])
     runner = SparkRunner(spark, mode=args["mode"], state=args["state"], checkpoint_location=checkpoint,
                          output_dir=args["output"], clock=batch_clock(checkpoint, args["name"]),

@@ -32,10 +32,11 @@ pytestmark = [pytest.mark.spark, pytest.mark.faults, pytest.mark.redis, pytest.m
 PAUSE_MSGID = keyed_rows()[2][0]["msgid"]  # the first row of file 2: batch 2
 
 
-def _run(root, data, name, state, how, master="local[2]"):
+def run_stop(root, data, name, state, how, master="local[2]", mode="distributed", url=None):
+    """:mod:`tests.faults.stop_run` in a process of its own (a Spark Connect client of ``url`` if given)."""
     args = {"data": str(data), "checkpoint": str(root / "checkpoint"), "output": str(root / "output"),
-            "state": state, "name": name, "master": master, "mode": "distributed", "pause": str(root / "pause"),
-            "pause_msgid": PAUSE_MSGID, "how": how}
+            "state": state, "name": name, "master": master, "mode": mode, "pause": str(root / "pause"),
+            "pause_msgid": PAUSE_MSGID, "how": how, "url": url}
     (root / "pause").mkdir(parents=True, exist_ok=True)
     proc = subprocess.run([sys.executable, "-m", "tests.faults.stop_run", json.dumps(args)], cwd=REPO,
                           capture_output=True, text=True, timeout=600, check=False)
@@ -43,7 +44,7 @@ def _run(root, data, name, state, how, master="local[2]"):
     return json.loads(proc.stdout.strip().splitlines()[-1]), proc.stderr
 
 
-def _baseline(spark, files, root):
+def baseline(spark, files, root):
     """The uninterrupted outputs, in driver mode in this process (whose outputs are distributed mode's): the first
     two files (a flush after batch 1), then all five, on one runner (its memory:// store lives with it)."""
     from topologies import SparkRunner
@@ -67,17 +68,17 @@ def test_a_stop_during_a_distributed_batch_flushes_and_the_next_run_goes_on_as_w
     data = write_input(tmp_path / "input")
     files = sorted(data.glob("*.json"))
     assert len(files) == 5
-    expected = _baseline(spark, files, tmp_path / "baseline")
+    expected = baseline(spark, files, tmp_path / "baseline")
     assert sum(expected.values()) > 40
 
     stopped, name = tmp_path / "stopped", f"stop-{uuid.uuid4().hex[:8]}"
-    report, stderr = _run(stopped, data, name, redis_url, "stop", master="local-cluster[2,1,1024]")
+    report, stderr = run_stop(stopped, data, name, redis_url, "stop", master="local-cluster[2,1,1024]")
     assert "StackOverflowError" not in stderr and "java.util.regex" not in stderr, stderr[-3000:]
     assert "Exception in thread" not in stderr, stderr[-3000:]
     assert report["raised"] is None
     assert report["last_committed"] == 1, report  # batch 2 was running: it did not commit
     assert report["flush_done"] and report["pending"] is None, report
-    _run(stopped, data, name, redis_url, "run")
+    run_stop(stopped, data, name, redis_url, "run")
     got = outputs_of(stopped / "output" / name)
     lost, extra = sorted((expected - got).elements())[:5], sorted((got - expected).elements())[:5]
     assert got == expected, f"lost {lost}, extra {extra}"
@@ -85,7 +86,7 @@ def test_a_stop_during_a_distributed_batch_flushes_and_the_next_run_goes_on_as_w
 
 def test_an_emitted_object_on_an_executor_fails_the_query_with_one_error_naming_the_bolt(tmp_path, redis_url):
     data = write_input(tmp_path / "input")
-    raised, stderr = _run(tmp_path / "run", data, f"objects-{uuid.uuid4().hex[:8]}", redis_url, "fail",
+    raised, stderr = run_stop(tmp_path / "run", data, f"objects-{uuid.uuid4().hex[:8]}", redis_url, "fail",
                           master="local-cluster[2,1,1024]")
     assert set(raised) == {"await_termination", "stop"}, raised
     for method, error in raised.items():

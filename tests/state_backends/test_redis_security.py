@@ -163,3 +163,26 @@ def test_a_topology_runs_as_the_acl_user_over_tls_and_one_of_another_name_is_ref
     with pytest.raises(Exception, match=r"NoPermissionError: .*the Redis user's ACL refuses") as info:
         _run_topology(spark, data, tmp_path / "ck-other", f"other-{topology}", url)
     assert PASSWORD not in str(info.value)
+
+
+@pytest.mark.spark
+@pytest.mark.cluster
+def test_distributed_tasks_commit_over_tls_as_the_acl_user_from_the_executors(spark, tls_redis, tmp_path):
+    """Under local-cluster the executors open the store themselves: CA, client certificate and ACL user reach them."""
+    from tests.topologies.helpers import batches_of_rows, write_batches
+    from tests.topologies.test_spark_distributed import run_distributed
+
+    data = write_batches(tmp_path / "in", batches_of_rows())
+    name = f"acld-{uuid.uuid4().hex[:8]}"
+    topology = f"{name}-0"  # distributed_run names its query <name>-0
+    tls_redis.admin.execute_command(*documented_acl_rule(topology))
+    url = tls_redis.url("squall", PASSWORD, client=tls_redis.client, db=5)
+    expected = _run_topology(spark, data, tmp_path / "ck-memory", topology, "memory://")
+    got = run_distributed(master="local-cluster[2,1,1024]", data=str(data), checkpoint=str(tmp_path / "ck"),
+                          name=name, states=[url], small=True)
+    assert got[url] == expected
+    with redis.Redis(port=tls_redis.server.port, db=5) as admin:
+        keys = {k.decode() for k in admin.keys("*")}
+        tasks = {k.split("}")[0] for k in keys if k.endswith(":meta")}
+    assert keys and all(k.startswith(f"squall:{{{topology}/") for k in keys), keys
+    assert len(tasks) > 1, f"the executors committed no task namespaces of their own: {sorted(keys)}"
