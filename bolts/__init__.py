@@ -3,7 +3,7 @@
 from bolts.aggregate.task import AggregateTask
 from bolts.aggregate.windowed_aggregate_bolt import WindowedAggregateBolt
 from bolts.aggregate.windowed_join_bolt import WindowedJoinBolt
-from bolts.base_bolt import BaseBolt
+from bolts.base_bolt import BaseBolt, BaseRichBolt
 from bolts.collector import OutputCollector, OutputFieldsDeclarer
 from bolts.context import TopologyContext
 from bolts.errors import ERROR_FIELDS, TupleError
@@ -24,6 +24,7 @@ __all__ = [
     "LATE_TUPLE_FIELD",
     "AggregateTask",
     "BaseBolt",
+    "BaseRichBolt",
     "BaseStatefulWindowedBolt",
     "BaseWindowedBolt",
     "BoltTask",

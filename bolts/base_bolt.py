@@ -11,7 +11,7 @@ from bolts.tuples import Fields, Tuple
 
 
 class BaseBolt:
-    """Storm's ``BaseRichBolt`` in Python spelling.
+    """Storm's ``BaseRichBolt`` in Python spelling (also importable as :data:`BaseRichBolt`).
 
     Override ``execute(tuple)`` and ``declare_output_fields(declarer)``; keep the
     collector from ``prepare`` to emit. ``cleanup`` runs when the topology stops.
@@ -95,3 +95,7 @@ class BaseBolt:
         declarer = OutputFieldsDeclarer(component)
         self.declare_output_fields(declarer)
         return declarer.streams
+
+
+#: Storm's name for the plain bolt: a port keeps ``class SplitSentence(BaseRichBolt)`` as it is.
+BaseRichBolt = BaseBolt

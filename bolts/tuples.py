@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from bolts.tuple_accessors import StormAccessors
+
 DEFAULT_STREAM = "default"
 
 
@@ -128,11 +130,13 @@ def origin(fields: Fields, stream: str, source_component: str, source_task: int)
     return found
 
 
-class Tuple:
+class Tuple(StormAccessors):
     """A read-only tuple: ``t["field"]`` or ``t[0]``, ``.values``, ``.fields``, ``.stream``, ``.source_component``.
 
     A tuple holds its values (a Python tuple) and its :class:`TupleOrigin`,
-    shared by every tuple of the same stream from the same task.
+    shared by every tuple of the same stream from the same task. Storm's
+    getters (``get_string``, ``get_long_by_field``, ``get_source_component``,
+    ...) are in :class:`bolts.tuple_accessors.StormAccessors`.
     """
 
     __slots__ = ("_origin", "values")
@@ -223,6 +227,14 @@ class Tuple:
     def get_value_by_field(self, field: str) -> Any:
         """Storm's ``getValueByField``."""
         return self[field]
+
+    def get_fields(self) -> Fields:
+        """Storm's ``getFields``."""
+        return self._origin.fields
+
+    def field_index(self, field: str) -> int:
+        """Storm's ``fieldIndex``: the position of ``field`` (``KeyError`` naming the fields if absent)."""
+        return self._origin.fields.index(field)
 
     def get_value(self, i: int) -> Any:
         """Storm's ``getValue``."""

@@ -26,10 +26,10 @@ PUBLIC = {
         "WindowLifecycleListener", "WindowManager", "WindowScan", "WindowSpec", "aggregators",
     },
     "bolts": {
-        "AggregateTask", "BaseBolt", "BaseStatefulWindowedBolt", "BaseWindowedBolt", "BoltTask", "DEFAULT_STREAM",
-        "ERROR_FIELDS", "Fields", "LATE_TUPLE_FIELD", "OutputCollector", "OutputFieldsDeclarer", "PlainBoltTask",
-        "StatefulWindowedBoltExecutor", "TopologyContext", "Tuple", "TupleError", "WindowConfig", "WindowStore",
-        "WindowedAggregateBolt", "WindowedBoltExecutor", "WindowedJoinBolt", "make_task",
+        "AggregateTask", "BaseBolt", "BaseRichBolt", "BaseStatefulWindowedBolt", "BaseWindowedBolt", "BoltTask",
+        "DEFAULT_STREAM", "ERROR_FIELDS", "Fields", "LATE_TUPLE_FIELD", "OutputCollector", "OutputFieldsDeclarer",
+        "PlainBoltTask", "StatefulWindowedBoltExecutor", "TopologyContext", "Tuple", "TupleError", "WindowConfig",
+        "WindowStore", "WindowedAggregateBolt", "WindowedBoltExecutor", "WindowedJoinBolt", "make_task",
     },
     "windowing.triggers": {
         "AfterAll", "AfterAny", "AfterCount", "AfterEach", "AfterProcessingTime", "AfterWatermark", "DefaultTrigger",

@@ -18,6 +18,7 @@ HOME = {
     "DEFAULT_STREAM": "bolts",
     "LATE_TUPLE_FIELD": "bolts",
     "BaseBolt": "bolts",
+    "BaseRichBolt": "bolts",
     "BaseStatefulWindowedBolt": "bolts",
     "BaseWindowedBolt": "bolts",
     "Fields": "bolts",

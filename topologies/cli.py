@@ -62,11 +62,20 @@ def parse_jars(text: str) -> tuple[str, ...]:
 
 
 def load_topology(path: str) -> Topology:
-    """The topology a module file defines (``build_topology()`` or ``topology``)."""
+    """The topology a module file defines (``build_topology()`` or ``topology``).
+
+    As ``python file.py`` would, the file's directory comes first on ``sys.path``,
+    so the file imports its sibling modules and packages. In distributed mode
+    the runner ships those modules to the executors with the bolts'
+    (:mod:`topologies.executor.ship`).
+    """
     file = Path(path)
     if not file.is_file():
         msg = f"squall run: no such file {path!r}"
         raise SystemExit(msg)
+    directory = file.resolve().parent
+    if str(directory) not in sys.path:
+        sys.path.insert(0, str(directory))
     spec = importlib.util.spec_from_file_location(f"squall_topology_{file.stem}", file)
     module: ModuleType = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(module)  # type: ignore[union-attr]
