@@ -30,7 +30,8 @@ the driver); Redis ``used_memory``, the state's entries (hash fields of the topo
 namespaces) and Redis keys, the period's batches with the median, 99th
 percentile and longest ``triggerExecution`` and the mean ``addBatch`` (squall's ``foreachBatch``), input
 rows, outputs so far, and how far the lowest bolt watermark is behind the
-wall clock; then Python's tracked objects (thousands; uncollected garbage
+wall clock; then the memory blocks the driver's Python allocator holds
+(``pyblk``, thousands: ``sys.getallocatedblocks()``; uncollected garbage
 included) and how many full (generation 2) collections ran so far, to tell
 garbage waiting for a collection from a leak.
 
@@ -407,14 +408,14 @@ class Report:
     rows: int
     outputs: int
     lag_s: float | None
-    pyobjs: int
+    pyblocks: int  # memory blocks pymalloc holds (sys.getallocatedblocks)
     gen2: int
 
 
 HEADER = (f"{'min':>6} {'drvRSS':>7} {'jvmRSS':>7} {'heapS':>6} {'heapGC':>6} {'nonHeap':>7} {'gcMs':>5} "
           f"{'pyWrk':>6} {'exe':>3} {'exeRSS':>7} {'exeGC':>6} {'redis':>7} {'entries':>8} "
           f"{'keys':>5} {'batch':>6} {'p50':>6} {'p99':>6} {'max':>6} {'add':>6} {'rows':>8} {'outputs':>8} "
-          f"{'wmLag':>6} {'pyobj':>6} {'gc2':>4}")
+          f"{'wmLag':>6} {'pyblk':>6} {'gc2':>4}")
 UNITS = (f"{'':>6} {'MB':>7} {'MB':>7} {'MB':>6} {'MB':>6} {'MB':>7} {'ms':>5} {'MB':>6} {'':>3} {'MB':>7} "
          f"{'MB':>6} {'MB':>7} {'':>8} {'':>5} {'s':>6} {'ms':>6} {'ms':>6} {'ms':>6} {'ms':>6} {'':>8} {'':>8} "
          f"{'s':>6} {'k':>6} {'':>4}")
@@ -426,7 +427,7 @@ def line(r: Report) -> str:
             f"{r.non_heap:>7.1f} {r.gc_ms:>5.0f} {r.workers:>6.0f} {r.executors:>3} {r.exe_rss:>7.1f} "
             f"{r.exe_gc:>6.1f} {r.redis:>7.1f} {r.entries:>8,} {r.keys:>5} {r.batches:>6} {r.batch_p50:>6.0f} "
             f"{r.batch_p99:>6.0f} {r.batch_max:>6.0f} {r.add_mean:>6.0f} {r.rows:>8,} {r.outputs:>8,} {lag:>6} "
-            f"{r.pyobjs // 1000:>6} {r.gen2:>4}")
+            f"{r.pyblocks // 1000:>6} {r.gen2:>4}")
 
 
 def slope_per_hour(reports: list[Report], attr: str) -> float:
@@ -451,7 +452,7 @@ def summary(reports: list[Report], minutes: float, every: float, distributed: bo
     if distributed:
         rows += [("executors' RSS (MB)", "exe_rss"), ("executors' heap GC (MB)", "exe_gc")]
     rows += [("Redis used (MB)", "redis"), ("state entries", "entries"), ("batch p50 (ms)", "batch_p50"),
-             ("batch p99 (ms)", "batch_p99"), ("addBatch mean (ms)", "add_mean"), ("Python objects", "pyobjs")]
+             ("batch p99 (ms)", "batch_p99"), ("addBatch mean (ms)", "add_mean"), ("Python blocks", "pyblocks")]
     for label, attr in rows:
         a = statistics.fmean(getattr(r, attr) for r in first)
         b = statistics.fmean(getattr(r, attr) for r in last)
@@ -576,7 +577,9 @@ def main() -> int:
                 add_mean=statistics.fmean(a for _, a in period) if period else 0.0,
                 rows=progress.input_rows - rows_before, outputs=outputs,
                 lag_s=(wall - progress.watermark) / 1000 if progress.watermark else None,  # 0: none yet
-                pyobjs=len(gc.get_objects()), gen2=gc.get_stats()[2]["collections"],
+                # Not len(gc.get_objects()): it hands out tuples that another thread is still building, whose
+                # resize then fails (SystemError in tupleobject.c) in the foreachBatch thread.
+                pyblocks=sys.getallocatedblocks(), gen2=gc.get_stats()[2]["collections"],
             )
             reports.append(r)
             print(line(r), flush=True)
