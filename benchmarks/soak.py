@@ -25,8 +25,10 @@ collection took (``gcMs``); Python workers' RSS (distributed mode); in
 distributed mode the executors too: how many executor JVMs run (``exe``),
 their RSS summed (``exeRSS``) and their live heap summed (``exeGC``: each one's
 used heap right after a full collection forced with ``jcmd <pid> GC.run``, read
-with ``jstat -gc``; executors start with ``-Xms512m -XX:+AlwaysPreTouch`` like
-the driver); Redis ``used_memory``, the state's entries (hash fields of the topology's
+with ``jstat -gc``, so it includes what the executor allocated between the two
+commands; executors start with ``-Xms512m -XX:+AlwaysPreTouch`` like the
+driver; the forced collections slow the batch running at that moment);
+Redis ``used_memory``, the state's entries (hash fields of the topology's
 namespaces) and Redis keys, the period's batches with the median, 99th
 percentile and longest ``triggerExecution`` and the mean ``addBatch`` (squall's ``foreachBatch``), input
 rows, outputs so far, and how far the lowest bolt watermark is behind the
@@ -312,11 +314,11 @@ def executor_heap_after_gc(pid: int) -> float | None:
     try:
         subprocess.run(["jcmd", str(pid), "GC.run"], capture_output=True, timeout=60, check=True)
         out = subprocess.run(["jstat", "-gc", str(pid)], capture_output=True, text=True, timeout=60, check=True)
-    except (subprocess.SubprocessError, OSError):
+        names, values = out.stdout.split("\n")[:2]
+        row = dict(zip(names.split(), values.split(), strict=True))
+        return sum(float(row[c]) for c in ("S0U", "S1U", "EU", "OU")) / 1024
+    except (subprocess.SubprocessError, OSError, ValueError, KeyError):  # gone, or output of another JDK's form
         return None
-    names, values = out.stdout.split("\n")[:2]
-    row = dict(zip(names.split(), values.split(), strict=True))
-    return sum(float(row[c]) for c in ("S0U", "S1U", "EU", "OU")) / 1024
 
 
 def percentile(values: list[float], q: int) -> float:

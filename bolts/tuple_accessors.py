@@ -2,8 +2,9 @@
 
 Java's getters cast, and a value of another type is a ``ClassCastException``;
 here it is a ``TypeError`` naming the getter, the field and the value. The
-integer getters take Python ints (not bools); ``get_short`` and ``get_byte``
-also check Java's range. ``get_double`` and ``get_float`` take ints as well
+integer getters take Python ints (not bools) within their Java type's range.
+A position must be an int from 0 to ``size() - 1`` (Java's getters take no
+negative index and no name), a field a str. ``get_double`` and ``get_float`` take ints as well
 as floats and return a float, since JSON and CSV sources give a whole number
 as an int. ``None`` (a null column) passes every getter, as a null passes
 Java's casts.
@@ -11,8 +12,12 @@ Java's casts.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
+
+_SHORT = reprlib.Repr()  # a value or a tuple in an error message, cut short
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict = 60, 200, 8, 8
 
 
 def _string(value: Any) -> bool:
@@ -71,15 +76,26 @@ class StormAccessors:
 
         def __getitem__(self, key: str | int) -> Any: ...
 
-    def _typed(self, kind: str, where: str | int) -> Any:
+    def _typed(self, kind: str, where: str | int, by_field: bool) -> Any:
+        method = f"Tuple.get_{kind}{'_by_field' if by_field else ''}({where!r})"
+        if by_field and not isinstance(where, str):
+            msg = f"{method}: a field name must be a str; got {type(where).__name__}"
+            raise TypeError(msg)
+        if not by_field:
+            if not isinstance(where, int) or isinstance(where, bool):
+                msg = f"{method}: a position must be an int; got {type(where).__name__} (a field name goes to the " \
+                      f"get_{kind}_by_field getter)"
+                raise TypeError(msg)
+            if not 0 <= where < len(self.values):
+                msg = f"{method}: no position {where}; the tuple has {len(self.values)} values"
+                raise IndexError(msg)
         value = self[where]
         if value is None:
             return None
         expected, check, convert = _GETTERS[kind]
         if not check(value):
-            by = "_by_field" if isinstance(where, str) else ""
-            msg = (f"Tuple.get_{kind}{by}({where!r}): the value {value!r} ({type(value).__name__}) is not {expected}; "
-                   f"the tuple: {self!r}")
+            msg = (f"{method}: the value {_SHORT.repr(value)} ({type(value).__name__}) is not {expected}; the tuple: "
+                   f"{_SHORT.repr(self)}")
             raise TypeError(msg)
         return value if convert is None else convert(value)
 
@@ -92,7 +108,10 @@ class StormAccessors:
         return len(self.values)
 
     def select(self, selector: Iterable[str]) -> list[Any]:
-        """Storm's ``select``: the values of ``selector``'s fields, in its order."""
+        """Storm's ``select``: the values of ``selector``'s fields (a :class:`bolts.Fields`), in its order."""
+        if isinstance(selector, str):
+            msg = f"Tuple.select({selector!r}): give the fields as Fields({selector!r}), not a str"
+            raise TypeError(msg)
         return [self[name] for name in selector]
 
     def get_source_component(self) -> str:
@@ -113,72 +132,72 @@ class StormAccessors:
 
     def get_string(self, i: int) -> str | None:
         """Storm's ``getString``."""
-        return self._typed("string", i)
+        return self._typed("string", i, by_field=False)
 
     def get_integer(self, i: int) -> int | None:
         """Storm's ``getInteger``."""
-        return self._typed("integer", i)
+        return self._typed("integer", i, by_field=False)
 
     def get_long(self, i: int) -> int | None:
         """Storm's ``getLong``."""
-        return self._typed("long", i)
+        return self._typed("long", i, by_field=False)
 
     def get_short(self, i: int) -> int | None:
         """Storm's ``getShort``."""
-        return self._typed("short", i)
+        return self._typed("short", i, by_field=False)
 
     def get_byte(self, i: int) -> int | None:
         """Storm's ``getByte``."""
-        return self._typed("byte", i)
+        return self._typed("byte", i, by_field=False)
 
     def get_double(self, i: int) -> float | None:
         """Storm's ``getDouble``."""
-        return self._typed("double", i)
+        return self._typed("double", i, by_field=False)
 
     def get_float(self, i: int) -> float | None:
         """Storm's ``getFloat``."""
-        return self._typed("float", i)
+        return self._typed("float", i, by_field=False)
 
     def get_boolean(self, i: int) -> bool | None:
         """Storm's ``getBoolean``."""
-        return self._typed("boolean", i)
+        return self._typed("boolean", i, by_field=False)
 
     def get_binary(self, i: int) -> bytes | None:
         """Storm's ``getBinary``."""
-        return self._typed("binary", i)
+        return self._typed("binary", i, by_field=False)
 
     def get_string_by_field(self, field: str) -> str | None:
         """Storm's ``getStringByField``."""
-        return self._typed("string", field)
+        return self._typed("string", field, by_field=True)
 
     def get_integer_by_field(self, field: str) -> int | None:
         """Storm's ``getIntegerByField``."""
-        return self._typed("integer", field)
+        return self._typed("integer", field, by_field=True)
 
     def get_long_by_field(self, field: str) -> int | None:
         """Storm's ``getLongByField``."""
-        return self._typed("long", field)
+        return self._typed("long", field, by_field=True)
 
     def get_short_by_field(self, field: str) -> int | None:
         """Storm's ``getShortByField``."""
-        return self._typed("short", field)
+        return self._typed("short", field, by_field=True)
 
     def get_byte_by_field(self, field: str) -> int | None:
         """Storm's ``getByteByField``."""
-        return self._typed("byte", field)
+        return self._typed("byte", field, by_field=True)
 
     def get_double_by_field(self, field: str) -> float | None:
         """Storm's ``getDoubleByField``."""
-        return self._typed("double", field)
+        return self._typed("double", field, by_field=True)
 
     def get_float_by_field(self, field: str) -> float | None:
         """Storm's ``getFloatByField``."""
-        return self._typed("float", field)
+        return self._typed("float", field, by_field=True)
 
     def get_boolean_by_field(self, field: str) -> bool | None:
         """Storm's ``getBooleanByField``."""
-        return self._typed("boolean", field)
+        return self._typed("boolean", field, by_field=True)
 
     def get_binary_by_field(self, field: str) -> bytes | None:
         """Storm's ``getBinaryByField``."""
-        return self._typed("binary", field)
+        return self._typed("binary", field, by_field=True)

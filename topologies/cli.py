@@ -74,7 +74,8 @@ def load_topology(path: str) -> Topology:
         msg = f"squall run: no such file {path!r}"
         raise SystemExit(msg)
     directory = file.resolve().parent
-    if str(directory) not in sys.path:
+    refuse_shadowing(directory, path)
+    if sys.path[:1] != [str(directory)]:
         sys.path.insert(0, str(directory))
     spec = importlib.util.spec_from_file_location(f"squall_topology_{file.stem}", file)
     module: ModuleType = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
@@ -88,6 +89,25 @@ def load_topology(path: str) -> Topology:
         )
         raise SystemExit(msg)
     return topology
+
+
+SQUALL_PACKAGES = ("squall", "bolts", "windowing", "state_backends", "topologies")
+
+
+def refuse_shadowing(directory: Path, path: str) -> None:
+    """``SystemExit`` when a module beside the topology file has the name of one of squall's packages.
+
+    squall's packages are imported before the file, so ``from bolts import MyBolt`` would find squall's
+    ``bolts``, not the file's neighbour. The same package itself (a file beside a squall checkout) is fine.
+    """
+    root = Path(__file__).resolve().parents[1]  # where squall's packages are installed, side by side
+    for name in SQUALL_PACKAGES:
+        ours = root / name / "__init__.py"
+        for candidate in (directory / f"{name}.py", directory / name / "__init__.py"):
+            if candidate.exists() and candidate.resolve() != ours:
+                msg = (f"squall run: {candidate} beside {path} has the name of squall's package {name!r}, which "
+                       f"squall imports first; rename it (for example to {name}_{Path(path).stem})")
+                raise SystemExit(msg)
 
 
 def parser() -> argparse.ArgumentParser:

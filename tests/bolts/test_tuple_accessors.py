@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bolts import Fields, Tuple
@@ -36,6 +36,15 @@ VALUES = st.one_of(st.none(), st.text(max_size=5), st.integers(min_value=-(2**70
 
 
 @given(value=VALUES, kind=st.sampled_from(KINDS))
+@example(value=2**7 - 1, kind="byte").via("the top of Java's byte")
+@example(value=2**7, kind="byte").via("one past it")
+@example(value=-(2**15), kind="short").via("the bottom of Java's short")
+@example(value=-(2**15) - 1, kind="short").via("one below it")
+@example(value=2**31 - 1, kind="integer").via("the top of Java's int")
+@example(value=2**31, kind="integer").via("one past it")
+@example(value=-(2**63), kind="long").via("the bottom of Java's long")
+@example(value=2**63, kind="long").via("one past the top")
+@example(value=bytearray(b"ab"), kind="binary").via("a bytearray comes back as bytes")
 def test_each_getter_takes_what_javas_cast_takes_and_names_the_field_otherwise(value, kind):
     t = tuple_of("x", value)
     by_index, by_field = getattr(t, f"get_{kind}"), getattr(t, f"get_{kind}_by_field")
@@ -46,6 +55,8 @@ def test_each_getter_takes_what_javas_cast_takes_and_names_the_field_otherwise(v
             assert type(got) is float and got == float(value)
         elif value is not None:
             assert got == value
+            if kind == "binary":
+                assert type(got) is bytes
     else:
         with pytest.raises(TypeError, match=rf"^Tuple\.get_{kind}\(1\): the value .* is not "):
             by_index(1)
@@ -74,3 +85,15 @@ def test_a_missing_field_or_position_says_which_fields_there_are():
         t.field_index("word")
     with pytest.raises(IndexError):
         t.get_string(4)
+
+
+def test_a_getter_takes_a_position_or_a_field_name_as_java_does_not_both():
+    t = tuple_of("the", 2)
+    with pytest.raises(TypeError, match=r"^Tuple\.get_string\(.f0.\): a position must be an int; .*by_field"):
+        t.get_string("f0")
+    with pytest.raises(TypeError, match=r"^Tuple\.get_long_by_field\(1\): a field name must be a str"):
+        t.get_long_by_field(1)
+    with pytest.raises(IndexError, match=r"^Tuple\.get_string\(-1\): no position -1; the tuple has 2 values"):
+        t.get_string(-1)
+    with pytest.raises(TypeError, match=r"Fields\('f0'\), not a str"):
+        t.select("f0")

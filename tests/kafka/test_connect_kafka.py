@@ -83,7 +83,7 @@ print(handle.output_count)
 
 def test_a_topology_reads_and_writes_a_scram_tls_kafka_under_connect(secured, kafka_connect, redis_url, tmp_path):
     """SASL_SSL with SCRAM through a Connect server: the spout's options reach the server's Kafka source, the
-    sink (pickled with the topology) writes from the server's process, and the password is in no output or log.
+    sink (pickled with the topology) writes from the server's process, and the password is not in the server's log.
 
     Driver mode only: the options travel the same way in distributed mode (the example above runs both modes).
     """

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.service_fixtures import REPO
-from topologies.cli import main
+from topologies.cli import load_topology, main
 from topologies.examples.word_count import SENTENCES
 
 pytestmark = pytest.mark.spark
@@ -101,3 +101,25 @@ def test_the_sibling_modules_reach_the_executors_in_distributed_mode(tmp_path, r
     )
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
     assert final_outputs(tmp_path / "ck") == EXPECTED
+
+
+@pytest.mark.parametrize("neighbour", ["bolts.py", "windowing/__init__.py", "squall.py"])
+def test_a_neighbour_named_like_a_squall_package_is_refused_by_name(tmp_path, neighbour):
+    path = write_topology(tmp_path)
+    (path.parent / neighbour).parent.mkdir(parents=True, exist_ok=True)
+    (path.parent / neighbour).write_text("class SplitSentence: ...\n", encoding="utf-8")
+    name = neighbour.split("/")[0].removesuffix(".py")
+    with pytest.raises(SystemExit, match=rf"{neighbour.replace('/', '.')}.* has the name of squall's package "
+                                         rf"'{name}', which squall imports first; rename it \(for example to "
+                                         rf"{name}_shout\)"):
+        load_topology(str(path))
+
+
+def test_a_topology_file_beside_squalls_own_packages_loads(tmp_path):
+    """A file at the root of a squall checkout: the packages beside it are squall's own."""
+    path = REPO / f"shout_{tmp_path.name}.py"
+    path.write_text("from topologies.examples.word_count import build_topology\n", encoding="utf-8")
+    try:
+        assert load_topology(str(path)).spouts
+    finally:
+        path.unlink()
