@@ -26,6 +26,7 @@ from types import FrameType, ModuleType
 from typing import TYPE_CHECKING
 
 from topologies.executor import PLACEMENTS
+from topologies.executor.ship import SQUALL_PACKAGES
 from topologies.executor.storage import join
 from topologies.metrics import format_watermark
 from topologies.plot import add_plot_command
@@ -89,9 +90,6 @@ def load_topology(path: str) -> Topology:
         )
         raise SystemExit(msg)
     return topology
-
-
-SQUALL_PACKAGES = ("squall", "bolts", "windowing", "state_backends", "topologies")
 
 
 def refuse_shadowing(directory: Path, path: str) -> None:
