@@ -4,13 +4,17 @@ from bolts.aggregate.task import AggregateTask
 from bolts.aggregate.windowed_aggregate_bolt import WindowedAggregateBolt
 from bolts.aggregate.windowed_join_bolt import WindowedJoinBolt
 from bolts.base_bolt import BaseBolt, BaseRichBolt
-from bolts.collector import OutputCollector, OutputFieldsDeclarer
-from bolts.context import TopologyContext
+from bolts.collector import OutputCollector, OutputFieldsDeclarer, TupleFailedError
+from bolts.context import TopologyContext, TopologyLayout
 from bolts.errors import ERROR_FIELDS, TupleError
 from bolts.event_time_options import LATE_TUPLE_FIELD
+from bolts.storm.base_basic_bolt import BaseBasicBolt, BasicOutputCollector, FailedException, ReportedFailedException
+from bolts.storm.base_stateful_bolt import BaseStatefulBolt
 from bolts.storm.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
 from bolts.storm.base_windowed_bolt import BaseWindowedBolt
+from bolts.storm.join_bolt import JoinBolt
 from bolts.storm.stateful_windowed_bolt_executor import StatefulWindowedBoltExecutor
+from bolts.storm.tick import TupleUtils
 from bolts.storm.window_config import WindowConfig
 from bolts.storm.windowed_bolt_executor import WindowedBoltExecutor
 from bolts.task import BoltTask, PlainBoltTask
@@ -23,19 +27,28 @@ __all__ = [
     "ERROR_FIELDS",
     "LATE_TUPLE_FIELD",
     "AggregateTask",
+    "BaseBasicBolt",
     "BaseBolt",
     "BaseRichBolt",
+    "BaseStatefulBolt",
     "BaseStatefulWindowedBolt",
     "BaseWindowedBolt",
+    "BasicOutputCollector",
     "BoltTask",
+    "FailedException",
     "Fields",
+    "JoinBolt",
     "OutputCollector",
     "OutputFieldsDeclarer",
     "PlainBoltTask",
+    "ReportedFailedException",
     "StatefulWindowedBoltExecutor",
     "TopologyContext",
+    "TopologyLayout",
     "Tuple",
     "TupleError",
+    "TupleFailedError",
+    "TupleUtils",
     "WindowConfig",
     "WindowStore",
     "WindowedAggregateBolt",

@@ -90,6 +90,12 @@ class BaseBolt:
             streams[stream] = fields
         return streams
 
+    def direct_streams(self, component: str = "") -> frozenset[str]:
+        """The streams the bolt declares direct (``declare_stream(id, True, fields)``): sent to with ``emit_direct``."""
+        declarer = OutputFieldsDeclarer(component)
+        self.declare_output_fields(declarer)
+        return frozenset(declarer.direct_streams)
+
     def _declared_streams(self, component: str) -> dict[str, Fields]:
         """The streams ``declare_output_fields`` declares (windowed bolts add their late-tuple stream)."""
         declarer = OutputFieldsDeclarer(component)

@@ -9,7 +9,8 @@ last commit left them. At each commit it sorts the bolt's attributes into:
 - **plain data** (:func:`encode_field`: None, bool, int, float, str, bytes,
   datetime, date, timedelta, Decimal, ``Tuple``, and lists, tuples, dicts,
   sets, frozensets, deques, ``Counter``, ``OrderedDict`` and ``defaultdict``
-  of these): written with the task's commit when it differs from what
+  of these, dataclasses and classes registered with
+  ``Config.register_serialization`` holding these): written with the task's commit when it differs from what
   ``prepare()`` left, each attribute under its own key and only when its value
   changed, and set again after ``prepare()`` when the task is rebuilt. Types
   are kept exactly (a ``Counter`` comes back a ``Counter``, a tuple a tuple),
@@ -90,6 +91,9 @@ def _default(value: Any) -> msgpack.ExtType:
     if kind is datetime:
         msg = f"{value!r:.120} has the time zone {value.tzinfo!r}; only fixed offsets (datetime.timezone) come back"
         raise TypeError(msg)
+    obj = value_codec.object_extension(value, _pack)  # a dataclass, or a class registered to travel
+    if obj is not None:
+        return obj
     msg = f"{value!r:.120} ({kind.__name__})"
     raise TypeError(msg)
 
@@ -122,6 +126,8 @@ def _ext_hook(code: int, data: bytes) -> Any:
         return timedelta(*_unpack(data))
     if code == _DECIMAL:
         return Decimal(data.decode("ascii"))
+    if code == value_codec.OBJECT_EXT:
+        return value_codec.object_from(data, _unpack)
     return value_codec.from_extension(code, data)
 
 

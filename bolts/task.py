@@ -13,11 +13,15 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from bolts.base_bolt import BaseBolt
-from bolts.collector import EmitSink, OutputCollector
-from bolts.context import TopologyContext
+from bolts.collector import EmitRoutes, EmitSink, OutputCollector
+from bolts.context import TopologyContext, TopologyLayout
 from bolts.errors import TupleError
+from bolts.storm.tick import TICK_FREQ_KEY, TickSchedule, tick_interval_ms, tick_tuple
 from bolts.task_input import TaskInput
 from bolts.tuples import Fields, Tuple
+
+#: Where a plain task's own state (:meth:`PlainBoltTask.state`) is committed in its namespace.
+TASK_KEY = b"s/task"
 
 
 class BoltTask(ABC):
@@ -31,6 +35,10 @@ class BoltTask(ABC):
     late_tuples: int = 0
     rejected_tuples: int = 0
     collector: OutputCollector | None = None
+    #: The whole topology and where this task's emissions go; set by the placement before ``prepare``
+    #: (None under a bare harness: ``emit`` then returns no task ids).
+    layout: TopologyLayout | None = None
+    routes: EmitRoutes | None = None
 
     def __init__(
         self, bolt: Any, *, component: str, input_streams: Iterable[tuple[str, str]], task_index: int, parallelism: int
@@ -45,6 +53,34 @@ class BoltTask(ABC):
     @abstractmethod
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
         """Prepare the bolt with a collector that sends emitted tuples to ``sink``."""
+
+    def prepare_bolt(self, conf: dict[str, Any], sink: EmitSink, output_streams: dict[str, Fields]) -> OutputCollector:
+        """Make the task's collector and context and call the bolt's ``prepare``; returns the collector.
+
+        The bolt sees ``conf`` merged with its ``get_component_configuration()``;
+        a true ``topology.debug`` logs every emitted tuple (INFO on logger ``squall.debug``).
+        """
+        direct = getattr(self.bolt, "direct_streams", None)
+        self.collector = OutputCollector(
+            output_streams, sink, self.component, direct_streams=direct(self.component) if direct else frozenset(),
+            routes=self.routes, error_stream=getattr(self.bolt, "error_stream", None), task_index=self.task_index,
+        )
+        merged = {**conf, **self.bolt.get_component_configuration()}
+        self.collector.debug = bool(merged.get("topology.debug", False))
+        context = TopologyContext(
+            self.component, self.task_index, self.parallelism, self.input_streams, output_streams, self.layout
+        )
+        self.call_prepare(merged, context, self.collector)
+        return self.collector
+
+    def call_prepare(self, conf: dict[str, Any], context: TopologyContext, collector: OutputCollector) -> None:
+        """Call the bolt's own ``prepare`` (a basic bolt's takes no collector)."""
+        self.bolt.prepare(conf, context, collector)
+
+    def check_failed(self) -> None:
+        """Raise :class:`bolts.collector.TupleFailedError` when the bolt failed a tuple since the last check."""
+        if self.collector is not None:
+            self.collector.raise_if_failed()
 
     def reject(self, tup: Tuple, error: Exception) -> None:
         """``tup`` cannot be processed: emit it on the bolt's error stream, or raise ``error``.
@@ -138,25 +174,36 @@ class PlainBoltTask(BoltTask):
         self.output_streams: dict[str, Fields] = bolt.output_streams(component)
         self.now = start_time_ms
         self._watermark: int | None = None
+        self.timers: TickSchedule | None = None  # the bolt's tick tuples, when it asks for them
 
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
-        """Prepare the bolt."""
-        self.collector = OutputCollector(self.output_streams, sink, self.component)
-        context = TopologyContext(
-            self.component, self.task_index, self.parallelism, self.input_streams, self.output_streams
-        )
-        self.bolt.prepare({**conf, **self.bolt.get_component_configuration()}, context, self.collector)
+        """Prepare the bolt; with ``topology.tick.tuple.freq.secs`` in its configuration, start its ticks.
+
+        ``ValueError`` naming the bolt when the frequency is not a positive number.
+        """
+        merged = {**conf, **self.bolt.get_component_configuration()}
+        interval = tick_interval_ms(merged, f"bolt {self.component!r}")
+        if interval is not None:
+            self.timers = TickSchedule(interval, self.now + interval, merged[TICK_FREQ_KEY])
+        self.prepare_bolt(conf, sink, self.output_streams)
 
     def execute(self, tup: Tuple) -> None:
-        """Call the bolt's ``execute``; a :class:`TupleError` it raises rejects the tuple (:meth:`reject`)."""
+        """Call the bolt's ``execute``; a :class:`TupleError` it raises rejects the tuple (:meth:`reject`).
+
+        A tuple the bolt failed (``collector.fail``) fails the batch when ``execute`` returns.
+        """
         try:
             self.bolt.execute(tup)
         except TupleError as error:
             self.reject(tup, error)
+        if self.collector is not None and self.collector.failed:
+            self.collector.raise_if_failed()
 
     def advance_to(self, now_ms: int) -> None:
-        """Record the time; a plain bolt has no timers."""
+        """Move the time; a bolt with ticks gets a tick tuple when one is due (see :class:`TickSchedule`)."""
         self.now = max(self.now, now_ms)
+        if self.timers is not None and self.timers.take(self.now):
+            self.execute(tick_tuple(self.timers.freq_secs))
 
     def advance_watermark(self, ts: int, stream: tuple[str, str] | None = None) -> None:
         """Remember the upstream watermark to forward it (a plain bolt keeps one for all its inputs)."""
@@ -174,12 +221,15 @@ class PlainBoltTask(BoltTask):
 
     def state(self) -> dict[str, Any]:
         """The task's own state as plain data: its time and the watermark it forwards."""
-        return {"now": self.now, "watermark": self._watermark}
+        return {"now": self.now, "watermark": self._watermark,
+                "next_tick": None if self.timers is None else self.timers.due}
 
     def restore(self, state: dict[str, Any]) -> None:
         """Resume from :meth:`state` (the bolt's attributes are restored apart)."""
         self.now = state["now"]
         self._watermark = state["watermark"]
+        if self.timers is not None and state.get("next_tick") is not None:
+            self.timers.due = state["next_tick"]
 
 
 TaskObserver = Callable[[Any], None]

@@ -26,7 +26,9 @@ PUBLIC = {
         "WindowLifecycleListener", "WindowManager", "WindowScan", "WindowSpec", "aggregators",
     },
     "bolts": {
-        "AggregateTask", "BaseBolt", "BaseRichBolt", "BaseStatefulWindowedBolt", "BaseWindowedBolt", "BoltTask",
+        "AggregateTask", "BaseBasicBolt", "BaseStatefulBolt", "BasicOutputCollector", "FailedException", "JoinBolt",
+        "ReportedFailedException", "TopologyLayout", "TupleFailedError", "TupleUtils", "BaseBolt", "BaseRichBolt",
+        "BaseStatefulWindowedBolt", "BaseWindowedBolt", "BoltTask",
         "DEFAULT_STREAM", "ERROR_FIELDS", "Fields", "LATE_TUPLE_FIELD", "OutputCollector", "OutputFieldsDeclarer",
         "PlainBoltTask", "StatefulWindowedBoltExecutor", "TopologyContext", "Tuple", "TupleError", "WindowConfig",
         "WindowStore", "WindowedAggregateBolt", "WindowedBoltExecutor", "WindowedJoinBolt", "make_task",

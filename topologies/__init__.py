@@ -2,8 +2,20 @@
 
 from bolts.tuples import Fields
 from topologies.builder import BoltDeclarer, TopologyBuilder
+from topologies.config import Config
 from topologies.executor import Output
-from topologies.groupings import AllGrouping, FieldsGrouping, GlobalGrouping, Grouping, ShuffleGrouping
+from topologies.groupings import (
+    AllGrouping,
+    CustomStreamGrouping,
+    DirectGrouping,
+    FieldsGrouping,
+    GlobalGrouping,
+    Grouping,
+    LocalOrShuffleGrouping,
+    NoneGrouping,
+    PartialKeyGrouping,
+    ShuffleGrouping,
+)
 from topologies.runner import Progress, SparkRunner, TopologyHandle
 from topologies.spouts import DataFrameSpout, FileSpout, KafkaSpout, RateSpout, Spout
 from topologies.topology import Topology
@@ -11,14 +23,20 @@ from topologies.topology import Topology
 __all__ = [
     "AllGrouping",
     "BoltDeclarer",
+    "Config",
+    "CustomStreamGrouping",
     "DataFrameSpout",
+    "DirectGrouping",
     "Fields",
     "FieldsGrouping",
     "FileSpout",
     "GlobalGrouping",
     "Grouping",
     "KafkaSpout",
+    "LocalOrShuffleGrouping",
+    "NoneGrouping",
     "Output",
+    "PartialKeyGrouping",
     "Progress",
     "RateSpout",
     "ShuffleGrouping",

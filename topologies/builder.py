@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from typing import Any
 
-from bolts import BaseBolt, BaseWindowedBolt, Fields
+from bolts import BaseBolt, BaseWindowedBolt, Fields, WindowedAggregateBolt
+from bolts.context import TopologyLayout
+from bolts.storm.tick import TICK_FREQ_KEY, tick_interval_ms
 from bolts.tuples import DEFAULT_STREAM
 from topologies.groupings import (
     AllGrouping,
+    CustomGrouping,
+    CustomStreamGrouping,
+    DirectGrouping,
     FieldsGrouping,
     GlobalGrouping,
     Grouping,
+    LocalOrShuffleGrouping,
+    NoneGrouping,
+    PartialKeyGrouping,
     ShuffleGrouping,
     Subscription,
 )
@@ -21,6 +30,7 @@ from topologies.topology import (
     SpoutSpec,
     Topology,
     check_bolt_inputs,
+    check_direct,
     check_subscription,
     topological_order,
 )
@@ -54,18 +64,46 @@ class BoltDeclarer:
         """Spread the tuples of ``component``'s stream evenly (round-robin) over the bolt's tasks."""
         return self._add("shuffle_grouping", component, stream_id, ShuffleGrouping())
 
-    def fields_grouping(
-        self, component: str, fields: Fields | Sequence[str], stream_id: str = DEFAULT_STREAM
-    ) -> BoltDeclarer:
-        """Send tuples with equal values of ``fields`` to the same task."""
-        if isinstance(fields, str) or not isinstance(fields, Fields | Sequence):
-            msg = f"fields_grouping: `fields` must be Fields(...) of the upstream stream; got {fields!r} instead"
-            raise TypeError(msg)
-        grouped = fields if isinstance(fields, Fields) else Fields(list(fields))
-        if not grouped:
-            msg = "fields_grouping: `fields` must name at least one field"
-            raise ValueError(msg)
+    def fields_grouping(self, component: str, *args: Any, stream_id: str | None = None) -> BoltDeclarer:
+        """Send tuples with equal values of ``fields`` to the same task: ``(component, [stream_id,] fields)``."""
+        stream_id, grouped = _stream_and_fields("fields_grouping", args, stream_id)
         return self._add("fields_grouping", component, stream_id, FieldsGrouping(grouped))
+
+    def partial_key_grouping(self, component: str, *args: Any, stream_id: str | None = None) -> BoltDeclarer:
+        """Storm's two-choices split: each key to the less loaded of two tasks; ``(component, [stream_id,] fields)``."""
+        stream_id, grouped = _stream_and_fields("partial_key_grouping", args, stream_id)
+        return self._add("partial_key_grouping", component, stream_id, PartialKeyGrouping(grouped))
+
+    def local_or_shuffle_grouping(self, component: str, stream_id: str = DEFAULT_STREAM) -> BoltDeclarer:
+        """Storm's ``localOrShuffleGrouping``: a shuffle here (no task is bound to a worker process)."""
+        return self._add("local_or_shuffle_grouping", component, stream_id, LocalOrShuffleGrouping())
+
+    def none_grouping(self, component: str, stream_id: str = DEFAULT_STREAM) -> BoltDeclarer:
+        """Storm's ``noneGrouping``: the bolt does not care where tuples go; a shuffle, as in Storm."""
+        return self._add("none_grouping", component, stream_id, NoneGrouping())
+
+    def direct_grouping(self, component: str, stream_id: str = DEFAULT_STREAM) -> BoltDeclarer:
+        """Take the tuples ``component`` sends to this bolt's tasks with ``emit_direct`` on a direct stream."""
+        return self._add("direct_grouping", component, stream_id, DirectGrouping())
+
+    def custom_grouping(
+        self, component: str, *args: Any
+    ) -> BoltDeclarer:
+        """Route with a :class:`CustomStreamGrouping`: ``(component, [stream_id,] grouping)``."""
+        if len(args) == 2:
+            stream_id, grouping = args
+        elif len(args) == 1:
+            stream_id, grouping = DEFAULT_STREAM, args[0]
+        else:
+            msg = f"custom_grouping: expects (component, [stream_id,] grouping); got {len(args) + 1} arguments"
+            raise TypeError(msg)
+        if not isinstance(grouping, CustomStreamGrouping):
+            msg = (
+                f"custom_grouping: `grouping` of bolt {self.bolt_id!r} must be a CustomStreamGrouping "
+                f"(with prepare and choose_tasks); got {grouping!r:.200} instead"
+            )
+            raise TypeError(msg)
+        return self._add("custom_grouping", component, stream_id, CustomGrouping(grouping, self.bolt_id))
 
     def global_grouping(self, component: str, stream_id: str = DEFAULT_STREAM) -> BoltDeclarer:
         """Send every tuple to the bolt's task with the lowest index (task 0)."""
@@ -129,11 +167,14 @@ class TopologyBuilder:
             msg = "create_topology: the topology has no spout; add one with set_spout(id, spout)"
             raise ValueError(msg)
         streams = {sid: dict(spec.spout.output_streams()) for sid, spec in self._spouts.items()}
+        direct: dict[str, frozenset[str]] = {}
         for bid, (bolt, _, _) in self._bolts.items():
             _check_copyable(bid, bolt)
             if isinstance(bolt, BaseWindowedBolt):
                 bolt.window_config.validate(bid)
             streams[bid] = bolt.output_streams(bid)
+            direct[bid] = bolt.direct_streams(bid)
+            _check_ticks(bid, bolt)
         bolts: dict[str, BoltSpec] = {}
         subscribers: dict[tuple[str, str], list[tuple[str, Grouping]]] = {}
         for bid, (bolt, parallelism, declarer) in self._bolts.items():
@@ -144,16 +185,43 @@ class TopologyBuilder:
                 )
                 raise ValueError(msg)
             inputs = [(sub, check_subscription(streams, bid, sub)) for sub in declarer.subscriptions]
+            for sub in declarer.subscriptions:
+                check_direct(bid, sub, direct, sub.component in self._spouts)
             check_bolt_inputs(bid, bolt, inputs)
             for sub in declarer.subscriptions:
                 subscribers.setdefault((sub.component, sub.stream), []).append((bid, sub.grouping))
             bolts[bid] = BoltSpec(bolt, parallelism, tuple(declarer.subscriptions))
         edges = {bid: tuple(s.component for s in spec.subscriptions) for bid, spec in bolts.items()}
         order = topological_order(edges, list(bolts))
+        parallelism = {sid: spec.parallelism for sid, spec in self._spouts.items()}
+        parallelism |= {bid: spec.parallelism for bid, spec in bolts.items()}
+        layout = TopologyLayout(
+            parallelism, streams, {k: tuple((b, g.name) for b, g in v) for k, v in subscribers.items()}
+        )
+        for (component, stream), subs in subscribers.items():
+            for _, grouping in subs:
+                if isinstance(grouping, CustomGrouping):
+                    grouping.bind(layout, component, stream)
         return Topology(
             spouts=dict(self._spouts), bolts=bolts, order=order, streams=streams,
-            subscribers={k: tuple(v) for k, v in subscribers.items()},
+            subscribers={k: tuple(v) for k, v in subscribers.items()}, layout=layout,
         )
+
+
+def _check_ticks(bolt_id: str, bolt: BaseBolt) -> None:
+    """A bolt's own tick frequency must be a positive number, and only a plain bolt takes tick tuples."""
+    conf = bolt.get_component_configuration()
+    if not isinstance(conf, dict):
+        msg = f"get_component_configuration: bolt {bolt_id!r} must return a dict; got {conf!r:.200} instead"
+        raise TypeError(msg)
+    if tick_interval_ms(conf, f"bolt {bolt_id!r}") is not None and isinstance(
+        bolt, BaseWindowedBolt | WindowedAggregateBolt
+    ):
+        msg = (
+            f"{TICK_FREQ_KEY}: bolt {bolt_id!r} is a windowed bolt ({type(bolt).__name__}), whose windows run on "
+            "their own clock; tick tuples go to plain bolts"
+        )
+        raise ValueError(msg)
 
 
 def _check_copyable(bolt_id: str, bolt: BaseBolt) -> None:
@@ -176,3 +244,22 @@ def _parallelism(method: str, value: int) -> int:
         msg = f"{method}: `parallelism` must be at least 1; got {value} instead"
         raise ValueError(msg)
     return value
+
+
+def _stream_and_fields(method: str, args: tuple[Any, ...], named: str | None) -> tuple[str, Fields]:
+    """``(stream_id, fields)`` from Storm's ``(fields)`` or ``(stream_id, fields)``, or ``(fields, stream_id)``."""
+    if len(args) == 1:
+        stream_id, fields = named or DEFAULT_STREAM, args[0]
+    elif len(args) == 2:
+        stream_id, fields = args if isinstance(args[0], str) else (args[1], args[0])
+    else:
+        msg = f"{method}: expects (component, [stream_id,] fields); got {len(args) + 1} arguments"
+        raise TypeError(msg)
+    if isinstance(fields, str) or not isinstance(fields, Fields | Sequence):
+        msg = f"{method}: `fields` must be Fields(...) of the upstream stream; got {fields!r} instead"
+        raise TypeError(msg)
+    grouped = fields if isinstance(fields, Fields) else Fields(list(fields))
+    if not grouped:
+        msg = f"{method}: `fields` must name at least one field"
+        raise ValueError(msg)
+    return stream_id, grouped

@@ -2,7 +2,10 @@
 
 The module is loaded from its path and must define ``build_topology()`` (called
 with no arguments) returning a :class:`~topologies.topology.Topology`, or a
-module-level ``topology``. The session is built first (so a file that opens a
+module-level ``topology``. It may define the topology's conf the same way:
+``build_conf()`` or a module-level ``conf`` (a :class:`~topologies.config.Config`
+or a dict), which ``-c/--conf KEY=VALUE`` options override key by key, as
+``storm jar ... -c`` does. The session is built first (so a file that opens a
 session while it loads gets this one); ``--jars`` go into its ``spark.jars``, and
 when the topology has a :class:`~topologies.spouts.KafkaSpout` and the session no
 Kafka source, Spark's Kafka connector jars (:func:`~topologies.spouts.connector_jars`)
@@ -14,17 +17,19 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import logging
 import re
 import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType, ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from topologies import config
 from topologies.executor import PLACEMENTS
 from topologies.executor.ship import SQUALL_PACKAGES
 from topologies.executor.storage import join
@@ -62,14 +67,58 @@ def parse_jars(text: str) -> tuple[str, ...]:
     return jars
 
 
-def load_topology(path: str) -> Topology:
-    """The topology a module file defines (``build_topology()`` or ``topology``).
+def parse_conf_option(text: str) -> tuple[str, Any]:
+    """``"KEY=VALUE"`` as ``(KEY, VALUE)``, the value read as JSON when it is JSON, else kept as text.
 
+    As Storm's ``-c`` reads it: ``topology.debug=true`` gives True,
+    ``topology.workers=2`` gives 2, ``my.name=abc`` gives ``"abc"``.
+    ``argparse.ArgumentTypeError`` when there is no ``=`` or no key.
+    """
+    key, equals, value = text.partition("=")
+    if not equals or not key.strip():
+        msg = f"--conf: expected KEY=VALUE such as topology.debug=true; got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    try:
+        return key.strip(), json.loads(value)
+    except json.JSONDecodeError:
+        return key.strip(), value
+
+
+def load_topology(path: str) -> Topology:
+    """The topology a module file defines (``build_topology()`` or ``topology``); see :func:`load_file`."""
+    return load_file(path)[0]
+
+
+def load_file(path: str) -> tuple[Topology, dict[str, Any]]:
+    """The topology a module file defines (``build_topology()`` or ``topology``) and its conf.
+
+    The conf is what ``build_conf()`` returns, or the module-level ``conf`` (a
+    ``Config`` or any mapping), as a new dict; ``{}`` when the file defines
+    neither. ``SystemExit`` naming the file when either is of the wrong kind.
     As ``python file.py`` would, the file's directory comes first on ``sys.path``,
     so the file imports its sibling modules and packages. In distributed mode
     the runner ships those modules to the executors with the bolts'
     (:mod:`topologies.executor.ship`).
     """
+    module = _load_module(path)
+    build = getattr(module, "build_topology", None)
+    topology = build() if callable(build) else getattr(module, "topology", None)
+    if not isinstance(topology, Topology):
+        msg = (
+            f"squall run: {path} must define build_topology() returning TopologyBuilder.create_topology(), "
+            "or a module-level `topology`"
+        )
+        raise SystemExit(msg)
+    build_conf = getattr(module, "build_conf", None)
+    conf = build_conf() if callable(build_conf) else getattr(module, "conf", None)
+    if conf is not None and not isinstance(conf, Mapping):
+        msg = (f"squall run: {path} defines {'build_conf() returning' if callable(build_conf) else '`conf` as'} "
+               f"{conf!r}; the conf must be a Config or a dict")
+        raise SystemExit(msg)
+    return topology, dict(conf or {})
+
+
+def _load_module(path: str) -> ModuleType:
     file = Path(path)
     if not file.is_file():
         msg = f"squall run: no such file {path!r}"
@@ -81,15 +130,7 @@ def load_topology(path: str) -> Topology:
     spec = importlib.util.spec_from_file_location(f"squall_topology_{file.stem}", file)
     module: ModuleType = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(module)  # type: ignore[union-attr]
-    build = getattr(module, "build_topology", None)
-    topology = build() if callable(build) else getattr(module, "topology", None)
-    if not isinstance(topology, Topology):
-        msg = (
-            f"squall run: {path} must define build_topology() returning TopologyBuilder.create_topology(), "
-            "or a module-level `topology`"
-        )
-        raise SystemExit(msg)
-    return topology
+    return module
 
 
 def refuse_shadowing(directory: Path, path: str) -> None:
@@ -120,7 +161,8 @@ def parser() -> argparse.ArgumentParser:
 def add_run_command(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """The ``run`` subcommand's parser."""
     run = sub.add_parser("run", help="run a topology defined in a Python file")
-    run.add_argument("path", help="a .py file defining build_topology() or `topology`")
+    run.add_argument("path", help="a .py file defining build_topology() or `topology`, and maybe build_conf() "
+                                  "or `conf`")
     run.add_argument("--master", default="local[2]", help="Spark master (default local[2])")
     run.add_argument(
         "--remote",
@@ -132,7 +174,15 @@ def add_run_command(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="where bolt tasks run: where foreachBatch runs (driver, the default) or Spark executors "
              "(distributed; needs a redis:// or hbase:// --state)",
     )
-    run.add_argument("--state", default="memory://", help="state backend URL (default memory://)")
+    run.add_argument(
+        "--state",
+        help="state backend URL (default: the store of the conf's topology.state.provider, else memory://)",
+    )
+    run.add_argument(
+        "-c", "--conf", action="append", type=parse_conf_option, metavar="KEY=VALUE",
+        help="a conf entry, over the file's conf; the value is read as JSON when it is JSON (topology.debug=true, "
+             "topology.workers=2), else as text; repeat for more",
+    )
     run.add_argument(
         "--jars", type=parse_jars, default=(),
         help="comma-separated jar paths or URLs for the session's spark.jars; a topology with a KafkaSpout gets "
@@ -338,16 +388,50 @@ def default_checkpoint(state: str) -> str:
     return str(Path("squall-checkpoints").absolute())
 
 
+def run_conf(
+    file_conf: Mapping[str, Any], options: list[tuple[str, Any]] | None, state: str | None,
+) -> tuple[dict[str, Any], str]:
+    """The run's conf (the file's, ``--conf`` options over it) and its state URL; ``SystemExit`` when refused.
+
+    The conf is checked as ``SparkRunner`` checks it (:func:`~topologies.config.check_conf`),
+    and ``--state`` and the conf's state provider must agree
+    (:func:`~topologies.config.resolve_state`).
+    """
+    conf = {**file_conf, **dict(options or ())}
+    try:
+        return config.check_conf(conf, "squall run"), config.resolve_state(state, conf, "squall run", "--state")
+    except (TypeError, ValueError) as err:
+        raise SystemExit(str(err)) from None
+
+
+@contextmanager
+def _quiet(logger: logging.Logger) -> Iterator[None]:
+    """Drop what ``logger`` logs in the block: the CLI has printed it already, its own way."""
+
+    def drop(record: logging.LogRecord) -> bool:
+        return False
+
+    logger.addFilter(drop)
+    try:
+        yield
+    finally:
+        logger.removeFilter(drop)
+
+
 def _run(spark: SparkSession, args: argparse.Namespace, stop: StopRequest) -> int:
-    checkpoint = args.checkpoint or default_checkpoint(args.state)
+    name = args.name or re.sub(r"[^A-Za-z0-9_-]", "_", Path(args.path).stem)
+    topology, file_conf = load_file(args.path)
+    conf, state = run_conf(file_conf, args.conf, args.state)
+    if (ignored := config.no_effect_message(conf)) is not None:
+        print(f"[{name}] {ignored}", file=sys.stderr, flush=True)
+    checkpoint = args.checkpoint or default_checkpoint(state)
     # A Hadoop URL (hdfs://nn/ck) stays a URL: Path would fold it into a local hdfs:/nn/ck.
     output = args.output or join(checkpoint if "://" in checkpoint else Path(checkpoint), "output")
-    runner = SparkRunner(
-        spark, mode=args.mode, state=args.state, checkpoint_location=checkpoint, trigger_interval=args.trigger_interval,
-        output_dir=str(output),
-    )
-    name = args.name or re.sub(r"[^A-Za-z0-9_-]", "_", Path(args.path).stem)
-    topology = load_topology(args.path)
+    with _quiet(config.log):  # the runner would log the same line again
+        runner = SparkRunner(
+            spark, mode=args.mode, state=state, checkpoint_location=checkpoint,
+            trigger_interval=args.trigger_interval, output_dir=str(output), conf=conf,
+        )
     if uses_kafka(topology) and not args.remote and (added := add_kafka_connector(spark, args.path)):
         print(f"[{name}] added Spark's Kafka connector: {len(added)} jars from {Path(added[0]).parent}", flush=True)
     handle = runner.submit(name, topology, available_now=args.available_now)

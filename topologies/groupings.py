@@ -1,20 +1,26 @@
 """Stream groupings: which task(s) of a subscribing bolt receive each tuple.
 
 Every grouping is deterministic, so a replayed batch is routed exactly as the
-first time: shuffle is a round-robin per (source task, subscriber) whose
-position is part of the executor's state, fields grouping uses a stable hash of
-the grouped values (CRC-32 of their ``repr``, the same in every process, unlike
-Python's salted ``hash``), global sends everything to task 0, all to every task.
+first time: shuffle (and ``local_or_shuffle`` and ``none``, which are shuffle
+here) is a round-robin per (source task, subscriber) whose position is part of
+the executor's state; fields grouping uses a stable hash of the grouped values
+(CRC-32 of their ``repr``, the same in every process, unlike Python's salted
+``hash``); partial-key grouping picks the less loaded of two hashed tasks, with
+the loads kept beside the shuffle positions; global sends everything to task
+0, all to every task; direct sends each tuple where its ``emit_direct`` says;
+a custom grouping asks the user's :class:`CustomStreamGrouping`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import zlib
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bolts.context import TopologyContext, TopologyLayout
 from bolts.tuples import DEFAULT_STREAM, Fields
 
 if TYPE_CHECKING:
@@ -33,6 +39,19 @@ class Grouping(ABC):
     def required_fields(self) -> tuple[str, ...]:
         """The fields the upstream stream must declare for this grouping."""
         return ()
+
+    def route(
+        self, values: Sequence[Any], fields: Fields, n: int, counters: MutableMapping[Any, int], key: tuple[Any, ...],
+    ) -> list[int]:
+        """The targets of one emitted tuple, moving this subscription's turn ``counters[key]`` on by one.
+
+        ``key`` identifies the (source task, stream, subscriber); a grouping
+        with more state than a turn keeps it in ``counters`` under keys it
+        derives from ``key``, so it is committed and replayed with the turns.
+        """
+        counter = counters.get(key, 0)
+        counters[key] = counter + 1
+        return self.targets(values, fields, n, counter)
 
     def split(self, table: pa.Table, fields: Fields, n: int, counter: int) -> list[pa.Table]:
         """The rows of ``table`` each of the ``n`` tasks receives, in row order: :meth:`targets` on columns.
@@ -66,6 +85,174 @@ class ShuffleGrouping(Grouping):
 
         rows = table.num_rows
         return [table.take(pa.array(range((task - counter) % n, rows, n), pa.int64())) for task in range(n)]
+
+
+class LocalOrShuffleGrouping(ShuffleGrouping):
+    """Storm's ``localOrShuffleGrouping``: a shuffle, since no task here is bound to a worker process."""
+
+    name = "local_or_shuffle"
+
+
+class NoneGrouping(ShuffleGrouping):
+    """Storm's ``noneGrouping``: the subscriber does not care, and Storm runs it as a shuffle; so does squall."""
+
+    name = "none"
+
+
+class DirectGrouping(Grouping):
+    """Storm's ``directGrouping``: each tuple goes to the task its ``emit_direct`` names, and nowhere else."""
+
+    name = "direct"
+
+    def targets(self, values: Sequence[Any], fields: Fields, n: int, counter: int) -> list[int]:
+        """None: a direct tuple's target is the one it was emitted to (the routing table applies it)."""
+        return []
+
+
+class PartialKeyGrouping(Grouping):
+    """Storm's ``partialKeyGrouping``: a key goes to one of two tasks, whichever has had fewer tuples.
+
+    The two candidates are two stable hashes of the grouped values (the two
+    halves of a BLAKE2b digest of their ``repr``); the loads are counted per (source task, stream,
+    subscriber) over the run, and stored with the shuffle turns, so a replayed
+    batch chooses as the first run did. A spout's rows are balanced within
+    each Spark partition of each batch (each partition is routed on its own).
+    With one task, every tuple goes to it.
+    """
+
+    name = "partial_key"
+
+    def __init__(self, fields: Fields) -> None:
+        self.fields = fields
+
+    def required_fields(self) -> tuple[str, ...]:
+        """The grouped fields."""
+        return tuple(self.fields)
+
+    def candidates(self, key: Sequence[Any], n: int) -> tuple[int, int]:
+        """The two tasks ``key`` may go to (equal when ``n`` is 1 or the hashes collide)."""
+        digest = hashlib.blake2b(repr(tuple(key)).encode("utf-8"), digest_size=16).digest()
+        return int.from_bytes(digest[:8], "big") % n, int.from_bytes(digest[8:], "big") % n
+
+    def _choose(self, values: Sequence[Any], fields: Fields, loads: list[int]) -> int:
+        first, second = self.candidates([values[fields.index(f)] for f in self.fields], len(loads))
+        chosen = second if loads[second] < loads[first] else first
+        loads[chosen] += 1
+        return chosen
+
+    def targets(self, values: Sequence[Any], fields: Fields, n: int, counter: int) -> list[int]:
+        """The first candidate: without loads (a lone tuple) both are equally loaded."""
+        return [self.candidates([values[fields.index(f)] for f in self.fields], n)[0]]
+
+    def route(
+        self, values: Sequence[Any], fields: Fields, n: int, counters: MutableMapping[Any, int], key: tuple[Any, ...],
+    ) -> list[int]:
+        """The less loaded candidate, with the loads read from and written back to ``counters``."""
+        load_keys = [(*key[:-1], f"{key[-1]}\x00load{i}") for i in range(n)]
+        loads = [counters.get(k, 0) for k in load_keys]
+        chosen = self._choose(values, fields, loads)
+        counters[load_keys[chosen]] = loads[chosen]
+        return [chosen]
+
+    def split(self, table: pa.Table, fields: Fields, n: int, counter: int) -> list[pa.Table]:
+        """Row by row, balancing from no load (each Spark partition of a batch is balanced on its own)."""
+        import pyarrow as pa
+
+        loads = [0] * n
+        columns = [table.column(name).to_pylist() for name in fields]
+        per_task: list[list[int]] = [[] for _ in range(n)]
+        for i, values in enumerate(zip(*columns, strict=True)):
+            per_task[self._choose(values, fields, loads)].append(i)
+        return [table.take(pa.array(rows, pa.int64())) for rows in per_task]
+
+    def __repr__(self) -> str:
+        return f"PartialKeyGrouping({self.fields!r})"
+
+
+class CustomStreamGrouping:
+    """Storm's ``CustomStreamGrouping``: subclass it and pass an instance to ``custom_grouping``.
+
+    ``prepare(context, stream, target_tasks)`` is called once in each process
+    that routes the stream, before the first tuple: ``stream`` is the
+    ``(component, stream)`` pair, ``target_tasks`` the subscribing bolt's task
+    ids. ``choose_tasks(task_id, values)`` gets the emitting task's id and the
+    tuple's values and returns task ids from ``target_tasks``. It must be
+    deterministic (a function of its arguments and of what ``prepare`` saw), so
+    a replayed batch routes as the first run did; the instance travels to
+    Spark's executors, so it must pickle.
+    """
+
+    def prepare(self, context: TopologyContext, stream: tuple[str, str], target_tasks: list[int]) -> None:
+        """Called before the first tuple; the default does nothing."""
+
+    def choose_tasks(self, task_id: int, values: list[Any]) -> list[int]:
+        """The task ids (among ``target_tasks``) that receive the tuple. Subclasses must override this."""
+        msg = f"{type(self).__name__}.choose_tasks: override choose_tasks(self, task_id, values)"
+        raise TypeError(msg)
+
+
+class CustomGrouping(Grouping):
+    """Routes with a user's :class:`CustomStreamGrouping`, prepared lazily in each process."""
+
+    name = "custom"
+
+    def __init__(self, grouping: CustomStreamGrouping, bolt: str) -> None:
+        self.grouping = grouping
+        self.bolt = bolt
+        self.layout: TopologyLayout | None = None
+        self.source: tuple[str, str] = ("", "")
+        self._prepared = False
+
+    def bind(self, layout: TopologyLayout, component: str, stream: str) -> None:
+        """Tell the grouping the topology and the stream it routes (done when the topology is created)."""
+        self.layout, self.source = layout, (component, stream)
+
+    def _targets_of(self, source_task: int, values: Sequence[Any], n: int) -> list[int]:
+        layout = self.layout
+        if layout is None:
+            msg = f"custom_grouping: the grouping of bolt {self.bolt!r} was used before the topology was created"
+            raise RuntimeError(msg)
+        ids = layout.task_ids(self.bolt)
+        if not self._prepared:
+            context = TopologyContext(self.source[0], 0, layout.parallelism.get(self.source[0], 1), layout=layout)
+            self.grouping.prepare(context, self.source, list(ids))
+            self._prepared = True
+        chosen = self.grouping.choose_tasks(layout.task_id(self.source[0], source_task), list(values))
+        first = ids[0]
+        if isinstance(chosen, str | bytes) or not isinstance(chosen, Sequence) or any(
+            isinstance(t, bool) or not isinstance(t, int) or not first <= t < first + n for t in chosen
+        ):
+            msg = (
+                f"custom_grouping: {type(self.grouping).__name__}.choose_tasks returned {chosen!r:.200} for "
+                f"{list(values)!r:.200} on {self.source[0]}:{self.source[1]}; it must return a list of task ids "
+                f"of bolt {self.bolt!r}: {ids}"
+            )
+            raise ValueError(msg)
+        return [t - first for t in chosen]
+
+    def targets(self, values: Sequence[Any], fields: Fields, n: int, counter: int) -> list[int]:
+        """Not used: :meth:`route` needs the emitting task."""
+        return self._targets_of(0, values, n)
+
+    def route(
+        self, values: Sequence[Any], fields: Fields, n: int, counters: MutableMapping[Any, int], key: tuple[Any, ...],
+    ) -> list[int]:
+        """The user's choice for the tuple, from the emitting task ``key[1]``."""
+        return self._targets_of(int(key[1]), values, n)
+
+    def split(self, table: pa.Table, fields: Fields, n: int, counter: int) -> list[pa.Table]:
+        """Row by row (a spout's rows come from its one task, index 0)."""
+        import pyarrow as pa
+
+        columns = [table.column(name).to_pylist() for name in fields]
+        per_task: list[list[int]] = [[] for _ in range(n)]
+        for i, values in enumerate(zip(*columns, strict=True)):
+            for task in self._targets_of(0, values, n):
+                per_task[task].append(i)
+        return [table.take(pa.array(rows, pa.int64())) for rows in per_task]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_prepared": False}  # prepared again in each process it travels to
 
 
 class GlobalGrouping(Grouping):

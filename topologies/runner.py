@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from state_backends import StateBackend, open_backend, redact
 from state_backends.urls import scheme_of
+from topologies.config import Config, check_conf, log_no_effect, resolve_state
 from topologies.executor import PLACEMENTS, BatchExecutor, Output
 from topologies.executor.batch_log import DEFAULT_OUTPUTS_IN_MEMORY, OutputLog, OutputSink, wall_clock_ms
 from topologies.executor.remote.batch_function import BatchFunction, RunSpec, build_executor
@@ -306,7 +307,10 @@ class SparkRunner:
     run there) or ``"distributed"`` (each bolt task runs on Spark's executors,
     resuming from and committing to the state store every batch).
     ``state``: the state backend URL (``memory://``, ``redis://host:6379/0``,
-    ``hbase://host:9090/ns``), opened once, at construction; the tasks of
+    ``hbase://host:9090/ns``), opened once, at construction; when None (the
+    default), the store that ``conf``'s ``topology.state.provider`` names
+    (Storm's in-memory, Redis or HBase provider, see docs/config.md), else
+    ``memory://``; when both are given they must name the same store. The tasks of
     stateful windowed bolts and windowed aggregations (in distributed mode, of
     every windowed bolt) keep their state
     there under ``<name>/<component>/<task>``. ``memory://`` is refused in
@@ -333,6 +337,12 @@ class SparkRunner:
     ``TableSink`` takes stay on the executors and are not among
     :meth:`TopologyHandle.outputs`. ``clock``: the wall clock, in epoch ms, read once
     per new batch (inject one to make processing time repeatable).
+    ``conf``: a :class:`~topologies.config.Config` or any mapping; every bolt's
+    ``prepare(conf, ...)`` gets a copy of it. Its ``topology.*`` keys are checked
+    here (:func:`~topologies.config.check_conf`: a key Storm does not have is
+    refused, naming the closest one), and those that have no effect on Spark are
+    logged once, on one WARNING line of logger ``squall.config``; other keys are
+    the user's own and pass untouched.
     ``heartbeat``: add a one-row-per-trigger source so time moves while the
     input is idle. ``ship_code``: ship squall and the modules defining the
     topology's bolts as a zip at submit, wherever bolts run in other processes:
@@ -352,7 +362,7 @@ class SparkRunner:
         self,
         spark: SparkSession,
         mode: str = "driver",
-        state: str = "memory://",
+        state: str | None = None,
         *,
         checkpoint_location: str | Path,
         trigger_interval: Duration | timedelta = Duration.seconds(1),  # noqa: B008 - Duration is immutable
@@ -367,7 +377,8 @@ class SparkRunner:
     ) -> None:
         self.spark = spark
         self.mode = _check_mode(mode)
-        self.state = _check_state(state, self.mode)
+        self.conf = check_conf(conf, "SparkRunner")
+        self.state = _runner_state(state, self.conf, self.mode)
         if not isinstance(checkpoint_location, str | Path) or not str(checkpoint_location):
             msg = f"SparkRunner: `checkpoint_location` must be a directory path; got {checkpoint_location!r} instead"
             raise TypeError(msg)
@@ -383,7 +394,6 @@ class SparkRunner:
             msg = f"SparkRunner: `ship_code` must be True or False; got {ship_code!r} instead"
             raise TypeError(msg)
         self.ship_code = ship_code
-        self.conf = dict(conf or {})
         self.clock = clock
         self.heartbeat = heartbeat
         self.outputs_in_memory = _check_outputs_in_memory(outputs_in_memory)
@@ -397,6 +407,7 @@ class SparkRunner:
         self._handles: dict[str, TopologyHandle] = {}
         # Under Spark Connect memory:// is journaled beside each topology's checkpoint, opened per submit.
         self.backend = None if self.remote and scheme_of(self.state) == "memory" else open_backend(self.state)
+        log_no_effect(self.conf)  # once per runner, when the run's settings are final
 
     def submit(self, name: str, topology: Topology, available_now: bool = False) -> TopologyHandle:
         """Start ``topology`` as the query ``name``; returns at once with a :class:`TopologyHandle`.
@@ -536,6 +547,21 @@ def _check_outputs_in_memory(value: int | None) -> int | None:
         msg = f"SparkRunner: `outputs_in_memory` must not be negative; got {value} instead"
         raise ValueError(msg)
     return value
+
+
+def _runner_state(state: str | None, conf: Mapping[str, Any], mode: str) -> str:
+    """The checked state URL: ``state`` as given, else the store of ``conf``'s state provider, else ``memory://``."""
+    if state is not None:
+        _check_state(state, mode)  # its own errors first: a bad URL is named as the user wrote it
+    resolved = resolve_state(state, conf)
+    provider = conf.get(Config.TOPOLOGY_STATE_PROVIDER)
+    if state is not None or provider is None:
+        return _check_state(resolved, mode)
+    try:
+        return _check_state(resolved, mode)
+    except ValueError as exc:  # say where the URL came from: the user never wrote it
+        msg = f"{exc} (the state comes from conf[{Config.TOPOLOGY_STATE_PROVIDER!r}] = {provider!r})"
+    raise ValueError(msg)
 
 
 def _check_state(state: str, mode: str) -> str:

@@ -29,6 +29,7 @@ from bolts import (
     WindowStore,
 )
 from bolts.instance_fields import InstanceFields
+from bolts.task import PlainBoltTask
 from bolts.tuples import DEFAULT_STREAM
 from state_backends import open_backend
 from topologies.executor.stored import TaskStore, build_stored, commit_task
@@ -58,13 +59,13 @@ class Activation:
 class _Recorder(EmitBuffer):
     """The harness task's emit sink: each emission is recorded the moment it is emitted, with its time."""
 
-    def __init__(self, record: Callable[[str, list[Any]], None]) -> None:
+    def __init__(self, record: Callable[[str, list[Any], int | None], None]) -> None:
         super().__init__()
         self.record = record
 
-    def __call__(self, stream: str, values: list[Any]) -> None:
-        """Record one emitted tuple."""
-        self.record(stream, values)
+    def __call__(self, stream: str, values: list[Any], task_id: int | None = None) -> None:
+        """Record one emitted tuple (a direct one's task id is in ``BoltHarness.emitted_direct``)."""
+        self.record(stream, values, task_id)
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,9 @@ class BoltHarness:
     tuple fed), ``emitted_at`` (the processing time of each emission, parallel
     to ``emitted``) and ``watermarks`` (``(processing time, watermark)`` each
     time the watermark changes, at the instant of the tick that moved it).
+    ``emitted_direct`` maps the index in ``emitted`` of each ``emit_direct``
+    to the task id it was sent to. A bolt under the harness is the only bolt of
+    its topology, so ``emit`` returns no task ids.
 
     A stateful windowed bolt needs ``state`` (a windowed aggregation takes one
     too, and keeps its windows in memory without it): a backend URL (``"memory://"``,
@@ -144,6 +148,7 @@ class BoltHarness:
         self.rejected: list[Tuple] = []
         self.arrivals: list[tuple[int, Tuple, int | None]] = []
         self.emitted_at: list[int] = []
+        self.emitted_direct: dict[int, int] = {}  # index in ``emitted`` -> the task id it was emitted to directly
         self.watermarks: list[tuple[int, int]] = []
         self.component = component
         self.conf = conf or {}
@@ -205,6 +210,7 @@ class BoltHarness:
         c = self._committed
         del self.windows[c.windows :], self.emitted[c.emitted :], self.late[c.late :], self.rejected[c.rejected :]
         del self.emitted_at[c.emitted :], self.arrivals[c.arrivals :], self.watermarks[c.watermarks :]
+        self.emitted_direct = {i: t for i, t in self.emitted_direct.items() if i < c.emitted}
         self._now = c.now
         replay = getattr(self, "_committed_log", [])
         self._log = list(replay)
@@ -362,16 +368,21 @@ class BoltHarness:
         )
         self._note_watermark()
 
-    def _emit(self, stream: str, values: list[Any]) -> None:
+    def _emit(self, stream: str, values: list[Any], task_id: int | None = None) -> None:
         check_emission(self.component, 0, stream, values)  # on Spark it must travel and be stored: refused here too
+        if task_id is not None:
+            self.emitted_direct[len(self.emitted)] = task_id
         self.emitted.append((stream, values))
         self.emitted_at.append(self._task_now())
         self._note_watermark()
 
     def _task_now(self) -> int:
         """The task's processing time: inside ``advance_to`` it is the instant of the timer firing."""
-        clock = getattr(getattr(self, "task", None), "clock", None)  # no task yet while the first one is built
-        return clock.now() if clock is not None else self._now
+        task = getattr(self, "task", None)  # no task yet while the first one is built
+        clock = getattr(task, "clock", None)
+        if clock is not None:
+            return clock.now()
+        return task.now if isinstance(task, PlainBoltTask) else self._now  # a plain task's time (its ticks')
 
     def _note_watermark(self, now: int | None = None) -> None:
         """Record the watermark with the processing time when it differs from the last one recorded."""

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 from bolts import BaseBolt, BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, WindowedAggregateBolt
 from bolts.aggregate.windowed_join_bolt import JoinAggregator
-from topologies.groupings import Grouping, Subscription
+from bolts.context import TopologyLayout
+from topologies.groupings import DirectGrouping, Grouping, Subscription
 from topologies.spouts.base import Spout
 
 
@@ -43,6 +44,7 @@ class Topology:
     order: tuple[str, ...]
     streams: Mapping[str, Mapping[str, Fields]]
     subscribers: Mapping[tuple[str, str], tuple[tuple[str, Grouping], ...]] = field(default_factory=dict)
+    layout: TopologyLayout | None = None  # task ids and subscriptions, as the tasks' contexts show them
 
     def parallelism(self, component: str) -> int:
         """The number of tasks of ``component``."""
@@ -82,6 +84,26 @@ def check_subscription(topology_streams: Mapping[str, Mapping[str, Fields]], bol
         )
         raise ValueError(msg)
     return fields
+
+
+def check_direct(bolt: str, sub: Subscription, direct_streams: Mapping[str, frozenset[str]], is_spout: bool) -> None:
+    """A direct stream takes only ``direct_grouping`` subscribers, and ``direct_grouping`` only a direct stream."""
+    direct = sub.stream in direct_streams.get(sub.component, frozenset())
+    if isinstance(sub.grouping, DirectGrouping) and not direct:
+        how = ("a spout's streams are never direct" if is_spout
+               else f"declare it with declarer.declare_stream({sub.stream!r}, True, fields)")
+        msg = (
+            f"direct_grouping: bolt {bolt!r} subscribes to {sub.component}:{sub.stream} with a direct grouping, "
+            f"but the stream is not direct; {how}"
+        )
+        raise ValueError(msg)
+    if direct and not isinstance(sub.grouping, DirectGrouping):
+        msg = (
+            f"create_topology: bolt {bolt!r} subscribes to direct stream {sub.component}:{sub.stream} with "
+            f"{sub.grouping.name} grouping; a direct stream's tuples go where emit_direct sends them: use "
+            "direct_grouping"
+        )
+        raise ValueError(msg)
 
 
 Inputs = list[tuple[Subscription, Fields]]  # a bolt's subscriptions with the fields of each subscribed stream

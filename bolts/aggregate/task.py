@@ -42,7 +42,6 @@ from bolts.aggregate.store import load, state_writes
 from bolts.aggregate.window_state import WindowState
 from bolts.aggregate.windows import WindowId, WindowTable
 from bolts.collector import EmitSink, OutputCollector
-from bolts.context import TopologyContext
 from bolts.errors import TupleError
 from bolts.task import BoltTask
 from bolts.task_input import TaskInput
@@ -133,15 +132,11 @@ class AggregateTask(BoltTask):
     # Life cycle ---------------------------------------------------------------------------------
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
         """Prepare the bolt with a collector and start the watermark timer."""
-        self.collector = OutputCollector(self.output_streams, sink, self.component)
+        self.prepare_bolt(conf, sink, self.output_streams)
         declared = self.output_streams.get(DEFAULT_STREAM)
         if declared is not None and len(declared) == len(OUTPUT_FIELDS):
             # A pane has the declared stream's arity: the collector's checks cannot fail, so panes skip them.
             self.emitter.emit = partial(sink, DEFAULT_STREAM)
-        context = TopologyContext(
-            self.component, self.task_index, self.parallelism, self.input_streams, self.output_streams
-        )
-        self.bolt.prepare({**conf, **self.bolt.get_component_configuration()}, context, self.collector)
         if not self._spark:  # Spark's watermark moves only at the end of a batch
             self.timers.every(self.spec.watermark_interval_ms, self._on_watermark_timer)
         if self.store is not None:

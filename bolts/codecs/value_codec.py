@@ -5,15 +5,27 @@ int, float, str, bytes, lists and dicts). Extension types go further, each
 coming back as an equal value of its own type: a :class:`bolts.Tuple` (a late
 tuple travels wrapped in the field ``late_tuple``; tuples inside tuples nest),
 a ``datetime``/``date`` (Spark timestamp and date columns; the time zone is
-kept) and a :class:`windowing.panes.PaneInfo` (the ``pane`` field of a windowed
-aggregation). Other tuples come back as lists. Anything else raises
-``TypeError`` naming the value.
+kept), a :class:`windowing.panes.PaneInfo` (the ``pane`` field of a windowed
+aggregation), an instance of a dataclass, and an instance of a class
+registered with :func:`register_class` (Storm's Kryo registration:
+``Config.register_serialization``). Other tuples come back as lists. Anything
+else raises ``TypeError`` naming the value.
+
+Objects travel as their class's name and plain data, never as pickle: a
+registered class is rebuilt by its ``from_data`` function (or, registered
+without functions, from its ``__dict__``); a dataclass is rebuilt field by
+field without calling ``__init__``, as Kryo does, and only if its module is
+already imported in the reading process (the module defining the bolts is), so
+data read back from a store never makes a process import anything.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import sys
+from collections.abc import Callable
 from datetime import date, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgpack
 
@@ -24,6 +36,119 @@ TUPLE_EXT = 1
 DATETIME_EXT = 2
 DATE_EXT = 3
 PANE_EXT = 4
+OBJECT_EXT = 5
+
+
+class Registration(NamedTuple):
+    """A class registered to travel: its name, and its functions to and from plain data (None: its ``__dict__``)."""
+
+    cls: type
+    name: str
+    to_data: Callable[[Any], Any] | None
+    from_data: Callable[[Any], Any] | None
+
+
+_BY_TYPE: dict[type, Registration] = {}
+_BY_NAME: dict[str, Registration] = {}
+
+
+def class_name(cls: type) -> str:
+    """The name a class travels under: ``module:qualname``."""
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def register_class(
+    cls: type, to_data: Callable[[Any], Any] | None = None, from_data: Callable[[Any], Any] | None = None,
+) -> None:
+    """Let instances of ``cls`` travel between tasks and into stores, in this process.
+
+    With ``to_data``/``from_data`` (both or neither) an instance travels as
+    ``to_data(obj)``, which must be plain data (or other travelling values),
+    and comes back as ``from_data(data)``; without them, as its ``__dict__``
+    set on a new instance (``__init__`` is not called). Registering the same
+    class again replaces its functions; ``TypeError`` for a non-class, one
+    function without the other, or a class without ``__dict__`` and no functions.
+    """
+    who = "register_serialization"
+    if not isinstance(cls, type):
+        msg = f"{who}: `cls` must be a class; got {cls!r:.120} instead"
+        raise TypeError(msg)
+    if (to_data is None) != (from_data is None) or any(
+        f is not None and not callable(f) for f in (to_data, from_data)
+    ):
+        msg = (f"{who}: give both functions (to_data, from_data) for {cls.__qualname__}, or neither; "
+               f"got {to_data!r:.80}, {from_data!r:.80}")
+        raise TypeError(msg)
+    if to_data is None and "__dict__" not in dir(cls):
+        msg = f"{who}: {cls.__qualname__} has no __dict__ (slots?); give to_data and from_data functions"
+        raise TypeError(msg)
+    registration = Registration(cls, class_name(cls), to_data, from_data)
+    _BY_TYPE[cls] = _BY_NAME[registration.name] = registration
+
+
+#: Storm's ``TOPOLOGY_KRYO_REGISTER``: ``Config.register_serialization`` lists ``[cls, to_data, from_data]`` there.
+REGISTER_KEY = "topology.kryo.register"
+
+
+def register_from_conf(conf: Any) -> None:
+    """Register, in this process, the classes ``conf`` lists under :data:`REGISTER_KEY` (Java class names are skipped).
+
+    Every process that runs tasks or reads their emissions calls it with the
+    topology's conf, so a class registered on the driver travels to and from
+    Spark's executors.
+    """
+    for entry in (conf or {}).get(REGISTER_KEY) or ():
+        if isinstance(entry, list | tuple) and len(entry) == 3 and isinstance(entry[0], type):
+            register_class(*entry)
+
+
+def object_extension(value: Any, pack: Callable[[Any], bytes] | None = None) -> msgpack.ExtType | None:
+    """The extension of an instance of a registered class or a dataclass (its body packed by ``pack``); else None."""
+    kind = type(value)
+    pack = pack or pack_value
+    registration = _BY_TYPE.get(kind)
+    if registration is not None:
+        to_data = registration.to_data
+        body = to_data(value) if to_data is not None else dict(vars(value))
+        return msgpack.ExtType(OBJECT_EXT, pack([registration.name, body]))
+    if dataclasses.is_dataclass(kind):
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(kind)}
+        return msgpack.ExtType(OBJECT_EXT, pack([class_name(kind), fields]))
+    return None
+
+
+def object_from(data: bytes, unpack: Callable[[bytes], Any] | None = None) -> Any:
+    """The object :func:`object_extension` packed; ``TypeError`` naming a class this process cannot rebuild."""
+    name, body = (unpack or unpack_value)(data)
+    registration = _BY_NAME.get(name)
+    if registration is not None:
+        if registration.from_data is not None:
+            return registration.from_data(body)
+        return _with_attributes(registration.cls, body)
+    cls = _imported_class(name)
+    if cls is None or not dataclasses.is_dataclass(cls):
+        msg = (
+            f"cannot rebuild an object of class {name!r}: it is neither registered in this process "
+            "(Config.register_serialization) nor a dataclass of an imported module"
+        )
+        raise TypeError(msg)
+    return _with_attributes(cls, body)
+
+
+def _with_attributes(cls: type, attributes: dict[str, Any]) -> Any:
+    obj = cls.__new__(cls)
+    for key, value in attributes.items():
+        object.__setattr__(obj, key, value)  # frozen dataclasses too
+    return obj
+
+
+def _imported_class(name: str) -> type | None:
+    """The class ``module:qualname`` names, from an already imported module only (never importing)."""
+    module_name, _, qualname = name.partition(":")
+    found: Any = sys.modules.get(module_name)
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    return found if isinstance(found, type) else None
 
 
 def extension(value: Any) -> msgpack.ExtType | None:
@@ -37,7 +162,7 @@ def extension(value: Any) -> msgpack.ExtType | None:
         return msgpack.ExtType(DATETIME_EXT, value.isoformat().encode("utf-8"))
     if isinstance(value, date):
         return msgpack.ExtType(DATE_EXT, value.isoformat().encode("utf-8"))
-    return None
+    return object_extension(value)
 
 
 def _default(value: Any) -> Any:
@@ -50,7 +175,8 @@ def _default(value: Any) -> Any:
             return convert(value)
     msg = (
         f"cannot send {value!r:.200} ({type(value).__name__}) between tasks or store it: values must be "
-        "None, bool, int, float, str, bytes, datetime, date, Tuple, PaneInfo, or lists and dicts of these"
+        "None, bool, int, float, str, bytes, datetime, date, Tuple, PaneInfo, dataclasses, classes registered "
+        "with Config.register_serialization, or lists and dicts of these"
     )
     raise TypeError(msg)
 
@@ -77,6 +203,8 @@ def from_extension(code: int, data: bytes) -> Any:
         return date.fromisoformat(data.decode("utf-8"))
     if code == PANE_EXT:
         return PaneInfo.from_data(unpack_value(data))
+    if code == OBJECT_EXT:
+        return object_from(data)
     return msgpack.ExtType(code, data)
 
 

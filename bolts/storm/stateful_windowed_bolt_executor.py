@@ -47,7 +47,7 @@ _seq_of_event = attrgetter("seq")
 
 
 @dataclass
-class _Writes:
+class StateWrites:
     """Collects the user state's staged writes into this commit's puts and deletes."""
 
     puts: dict[bytes, bytes]
@@ -56,9 +56,11 @@ class _Writes:
     # User keys have their own prefix and KeyValueState stages one write per key, so a key is
     # never both put and deleted here.
     def put(self, key: bytes, value: bytes) -> None:
+        """Add a put."""
         self.puts[key] = value
 
     def delete(self, key: bytes) -> None:
+        """Add a delete."""
         self.deletes.append(key)
 
 
@@ -313,7 +315,7 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         else:
             puts, deletes = dict(self._index_writes()), [seq_key(INDEX_PREFIX, seq) for seq in stored.tolist()]
         puts[META_KEY] = pack(self._meta())
-        self.user_state.write_to(_Writes(puts, deletes))  # type: ignore[arg-type]
+        self.user_state.write_to(StateWrites(puts, deletes))  # type: ignore[arg-type]
         applied = self.store.commit(batch_id, puts, deletes)
         if applied and self._added_blocks:
             hold_stored(self._added_blocks, puts)

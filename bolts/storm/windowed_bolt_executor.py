@@ -16,7 +16,6 @@ from typing import Any, cast
 import numpy as np
 
 from bolts.collector import EmitSink, OutputCollector
-from bolts.context import TopologyContext
 from bolts.errors import TupleError
 from bolts.storm.base_windowed_bolt import BaseWindowedBolt
 from bolts.storm.table_rows import TableRows
@@ -157,12 +156,7 @@ class WindowedBoltExecutor(BoltTask):
     # Life cycle -------------------------------------------------------------------------------
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
         """Prepare the bolt with a collector that sends emitted tuples to ``sink``, then start."""
-        self.collector = OutputCollector(self.output_streams, sink, self.component)
-        context = TopologyContext(
-            self.component, self.task_index, self.parallelism, self.input_streams, self.output_streams
-        )
-        merged = {**conf, **self.bolt.get_component_configuration()}
-        self.bolt.prepare(merged, context, self.collector)
+        self.prepare_bolt(conf, sink, self.output_streams)
         self.start()
 
     def start(self) -> None:
@@ -417,6 +411,7 @@ class WindowedBoltExecutor(BoltTask):
         if self.observer is not None:
             self.observer(window)
         self.bolt.execute(window)
+        self.check_failed()
         if window.read_values and not self._holds_arrays:
             self._can_hold_blocks = False
         self._rows_lazily = self._can_hold_blocks

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bolts import BaseBolt, BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, WindowedAggregateBolt, WindowedJoinBolt
+from tests.storm_api.topology import rows as storm_api_rows
+from tests.storm_api.topology import storm_api
 from tests.topologies.cases import retracting_sums
 from topologies import TopologyBuilder
 from topologies.examples import event_time_late, sliding_window, word_count
@@ -247,6 +249,7 @@ CASES = [
     example(event_time_late),
     Case("mixed", lambda d: write_json_files(d, keyed_rows()), mixed),
     Case("join", write_join, join),
+    Case("storm_api", lambda d: write_json_files(d, storm_api_rows()), storm_api),
 ]
 
 

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from bolts.codecs.value_codec import register_from_conf
 from topologies.executor.batch_layout import SpoutBatch
 from topologies.executor.batch_log import BatchClock, OutputLog
 from topologies.executor.flush_record import FlushingExecutor, FlushRecord
@@ -85,6 +86,7 @@ class BatchExecutor(FlushingExecutor):
     ) -> None:
         self.run_writer = run_writer
         self.sinks = sinks
+        register_from_conf(conf)  # outputs read here may hold registered objects (Spark Connect's server too)
         self.topology = topology
         self.conf = dict(conf)
         self.placement = placement

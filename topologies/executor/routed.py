@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bolts.codecs.value_codec import pack_value, unpack_value
+from bolts.codecs.value_codec import pack_value, register_from_conf, unpack_value
 from bolts.task_input import TaskInput
 from topologies.executor.batch_layout import PARTITION_COLUMN, BatchLayout, SpoutStreams
 from topologies.executor.routing import CounterKey, RoutingTable
@@ -211,8 +211,9 @@ def run_task_group(
     :class:`TaskStatus`.
     """
     task = int(key[0].as_py() if hasattr(key[0], "as_py") else key[0])
+    register_from_conf(spec.conf)  # before the chunks' objects are read
     batch = task_input(routing, table)
-    result = run_one(spec, task, batch)
+    result = run_one(spec, task, batch, routing, starts)
     component = spec.component
     order = (routing.position[component], task, 0, 0)
     shares: dict[tuple[str, int], list[list[Any]]] = {}
@@ -220,14 +221,14 @@ def run_task_group(
     kept: dict[str, list[list[Any]]] = {}
     moved: dict[CounterKey, int] = {}  # the counters this task moved; the rest stay as the batch started them
     counters = ChainMap(moved, dict(starts))
-    for stream, values in result.emissions:
+    for stream, values, *direct in result.emissions:
         if stream in spec.kept:
             kept.setdefault(stream, []).append(list(values))
             continue
         if routing.is_output(component, stream):
             outputs.append([stream, list(values)])
             continue
-        for target in routing.row_targets(counters, component, task, stream, values):
+        for target in routing.row_targets(counters, component, task, stream, values, *direct):
             shares.setdefault(target, []).append([stream, list(values)])
     chunks = Chunks()
     for (bolt, target), items in shares.items():

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bolts import Fields
-from topologies.groupings import Grouping
+from bolts.context import TopologyLayout
+from topologies.groupings import DirectGrouping, Grouping
 from topologies.topology import Topology
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ class RoutingTable:
     streams: Mapping[str, Mapping[str, Fields]]
     subscribers: Mapping[tuple[str, str], tuple[tuple[str, Grouping, int], ...]]
     position: Mapping[str, int]
+    layout: TopologyLayout | None = None
 
     @classmethod
     def of(cls, topology: Topology) -> RoutingTable:
@@ -53,7 +55,7 @@ class RoutingTable:
         }
         position = {sid: 0 for sid in topology.spouts} | {bid: 1 + i for i, bid in enumerate(topology.order)}
         streams = {c: dict(s) for c, s in topology.streams.items()}
-        return cls(streams, subscribers, position)
+        return cls(streams, subscribers, position, topology.layout)
 
     def fields(self, component: str, stream: str) -> Fields:
         """The fields of ``component``'s ``stream``."""
@@ -65,22 +67,50 @@ class RoutingTable:
 
     def row_targets(
         self, counters: MutableMapping[CounterKey, int], component: str, task: int, stream: str,
-        values: Sequence[Any],
+        values: Sequence[Any], direct: int | None = None,
     ) -> list[tuple[str, int]]:
         """The ``(bolt, task)`` each subscriber's grouping sends one tuple to, subscribers in order.
 
         Each subscriber's shuffle counter is read from ``counters`` (0 when
         absent) and moved on by one. Empty when nobody subscribes (see
         :meth:`is_output`); a ``global``/``all`` grouping gives one or every task.
+        A direct emission (``direct``, the target's task id) goes to that task
+        of the direct-grouping subscriber that has it.
         """
         fields = self.streams[component][stream]
         targets: list[tuple[str, int]] = []
         for bolt, grouping, tasks in self.subscribers.get((component, stream), ()):
-            key = (component, task, stream, bolt)
-            counter = counters.get(key, 0)
-            counters[key] = counter + 1
-            targets.extend((bolt, target) for target in grouping.targets(values, fields, tasks, counter))
+            if isinstance(grouping, DirectGrouping):
+                if direct is not None and self.layout is not None:
+                    index = direct - self.layout.first_task[bolt]
+                    if 0 <= index < tasks:
+                        targets.append((bolt, index))
+                continue
+            targets.extend((bolt, t) for t in grouping.route(values, fields, tasks, counters,
+                                                              (component, task, stream, bolt)))
         return targets
+
+    def task_ids(self, targets: Sequence[tuple[str, int]]) -> list[int]:
+        """Storm's task ids of ``(bolt, task index)`` targets (see :class:`bolts.context.TopologyLayout`)."""
+        layout = self.layout
+        return [] if layout is None else [layout.first_task[bolt] + index for bolt, index in targets]
+
+    def check_direct(self, component: str, stream: str, task_id: int) -> None:
+        """``ValueError`` naming the bolt unless ``task_id`` is a task of a direct subscriber of the stream."""
+        allowed = {
+            bolt: self.layout.task_ids(bolt) if self.layout is not None else []
+            for bolt, grouping, _ in self.subscribers.get((component, stream), ())
+            if isinstance(grouping, DirectGrouping)
+        }
+        if not self.subscribers.get((component, stream)) or any(task_id in ids for ids in allowed.values()):
+            return  # nobody subscribes: the tuple is one of the topology's outputs
+        owner = None if self.layout is None else self.layout.component_of(task_id)
+        where = f"a task of {owner!r}" if owner else "no task of this topology"
+        msg = (
+            f"emit_direct: bolt {component!r} sent a tuple on {stream!r} to task {task_id}, which is {where}; "
+            f"the direct subscribers' tasks are: {allowed or '(none: subscribe with direct_grouping)'}"
+        )
+        raise ValueError(msg)
 
     def table_shares(
         self, component: str, task: int, stream: str, table: pa.Table, first_counter: Callable[[CounterKey], int],
@@ -97,3 +127,33 @@ class RoutingTable:
             counter = first_counter((component, task, stream, bolt))
             for target, share in enumerate(grouping.split(table, fields, tasks, counter)):
                 yield bolt, target, share
+
+
+class TaskRoutes:
+    """One task's view of routing, for its collector: where each emission will go, in Storm's task ids.
+
+    :meth:`begin` gives it the counters the task's batch starts with; it then
+    moves a private copy as the placement will when it routes the emissions,
+    so ``emit`` returns the tasks the tuple really goes to.
+    """
+
+    def __init__(self, routing: RoutingTable, component: str, task: int) -> None:
+        self.routing = routing
+        self.component = component
+        self.task = task
+        self.counters: MutableMapping[CounterKey, int] = {}
+
+    def begin(self, counters: Mapping[CounterKey, int]) -> None:
+        """The routing counters as the task's next batch starts (read, never written)."""
+        from collections import ChainMap
+
+        self.counters = ChainMap({}, counters)  # type: ignore[arg-type]
+
+    def targets(self, stream: str, values: Sequence[Any]) -> list[int]:
+        """The task ids an emission on ``stream`` goes to."""
+        found = self.routing.row_targets(self.counters, self.component, self.task, stream, values)
+        return self.routing.task_ids(found)
+
+    def check_direct(self, stream: str, task_id: int) -> None:
+        """See :meth:`RoutingTable.check_direct`."""
+        self.routing.check_direct(self.component, stream, task_id)

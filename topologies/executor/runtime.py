@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from bolts import BoltTask
 from bolts.task_input import TaskInput
 from topologies.executor.batch_layout import SpoutBatch, SpoutStreams
-from topologies.executor.routing import CounterKey, RoutingTable
+from topologies.executor.routing import CounterKey, RoutingTable, TaskRoutes
 from topologies.executor.stored import BackendStores, TaskStore, build_stored, run_stored
 from topologies.executor.tasks import (
     BuiltTask,
@@ -66,13 +66,16 @@ class Router:
         self._batch_start = dict(self.counters)
         self._partition_seen = {}
 
-    def route(self, component: str, task: int, stream: str, values: Sequence[Any]) -> None:
-        """Deliver one emitted tuple to its subscribers' inputs, or record it as an output."""
+    def route(self, component: str, task: int, stream: str, values: Sequence[Any], direct: int | None = None) -> None:
+        """Deliver one emitted tuple to its subscribers' inputs, or record it as an output.
+
+        ``direct``: the target task id of a tuple emitted with ``emit_direct``.
+        """
         if self.routing.is_output(component, stream):
             self.outputs.append(Output(component, task, stream, list(values)))
             return
         fields = self.routing.fields(component, stream)
-        for bolt, target in self.routing.row_targets(self.counters, component, task, stream, values):
+        for bolt, target in self.routing.row_targets(self.counters, component, task, stream, values, direct):
             self.queues[bolt][target].append_row(component, task, stream, fields, values)
 
     def route_table(self, component: str, task: int, stream: str, table: pa.Table, partition: int = 0) -> None:
@@ -201,6 +204,7 @@ class TopologyRuntime:
             spec.bolt, store, component=bid, index=index, parallelism=spec.parallelism,
             inputs=[(s.component, s.stream) for s in spec.subscriptions], conf=self.conf,
             start_time_ms=self.start_time_ms, persist_windows=True, observer=partial(self._on_window, bid),
+            layout=self.topology.layout, routes=TaskRoutes(self.router.routing, bid, index),
         )
         return TaskSlot(bid, index, built, store)
 
@@ -254,6 +258,8 @@ class TopologyRuntime:
                         ) -> tuple[int, int]:
                 return self.fired_by_bolt.get(bid, 0) - before, max(0, slot.task.late_tuples - late_before)
 
+            if isinstance(slot.task.routes, TaskRoutes):
+                slot.task.routes.begin(self.router.counters)
             emissions, current, (fired, slot_late) = run_stored(slot.built, slot.store, batch_id, queued, now_ms,
                                                                 watermark, event_times, after_flush, figures)
             # A task that committed this batch before (a replay) did not run: its committed windows count.
@@ -273,8 +279,8 @@ class TopologyRuntime:
         )
 
     def _route(self, slot: TaskSlot, emissions: list[Emission]) -> None:
-        for stream, values in emissions:
-            self.router.route(slot.component, slot.index, stream, values)
+        for stream, values, *direct in emissions:
+            self.router.route(slot.component, slot.index, stream, values, *direct)
 
     def close(self, event_times: EventTimes | None = None) -> list[Output]:
         """End of input: each bolt, upstream first, takes what is queued, the final watermark, then closes.
@@ -284,6 +290,8 @@ class TopologyRuntime:
         for bid in self.topology.order:
             watermark = self.upstream_watermark(bid)
             for slot in self.tasks[bid]:
+                if isinstance(slot.task.routes, TaskRoutes):
+                    slot.task.routes.begin(self.router.counters)
                 run_task(slot.task, self.router.take(bid, slot.index), None, watermark, (event_times or {}).get(bid))
                 slot.task.close()
                 self._route(slot, slot.built.sink.take())

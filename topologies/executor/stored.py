@@ -20,6 +20,7 @@ from typing import Any
 from bolts import BaseBolt, BoltTask, PlainBoltTask
 from bolts.codecs.value_codec import pack_value, unpack_value
 from bolts.instance_fields import FIELD_PREFIX, InstanceFields
+from bolts.task import TASK_KEY
 from bolts.task_input import TaskInput
 from state_backends import Namespace, StateBackend, decode, encode
 from state_backends.base import check_namespace
@@ -31,7 +32,6 @@ from topologies.executor.wire import Emission, decode_emissions, encode_emission
 OUTPUTS_KEY = b"o/batch"
 Figures = tuple[int, int]  # a task's windows fired and late tuples in one batch
 FIGURES_KEY = b"o/figures"  # [windows fired, late tuples] of the committed batch, reported again on a replay
-TASK_KEY = b"s/task"
 ROUTER = "__router"
 
 

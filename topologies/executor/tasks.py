@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from bolts import BaseBolt, BoltTask, make_task
+from bolts.codecs.value_codec import register_from_conf
+from bolts.collector import EmitRoutes
+from bolts.context import TopologyLayout
 from bolts.instance_fields import InstanceFields
 from bolts.task_input import TaskInput, collector_paused
 from topologies.executor.wire import Emission
@@ -23,9 +26,9 @@ class EmitBuffer:
     def __init__(self) -> None:
         self.items: list[Emission] = []
 
-    def __call__(self, stream: str, values: list[Any]) -> None:
-        """Keep one emitted tuple."""
-        self.items.append((stream, list(values)))
+    def __call__(self, stream: str, values: list[Any], task_id: int | None = None) -> None:
+        """Keep one emitted tuple (with its target's task id when it was emitted direct)."""
+        self.items.append((stream, list(values)) if task_id is None else (stream, list(values), task_id))
 
     def take(self) -> list[Emission]:
         """The emissions since the last call, in order."""
@@ -46,7 +49,7 @@ def build_task(
     bolt: BaseBolt, *, component: str, index: int, parallelism: int, inputs: Iterable[tuple[str, str]],
     conf: Mapping[str, Any], start_time_ms: int, store: Any = None, persist_windows: bool = False,
     observer: Callable[[Any], None] | None = None, sink: EmitBuffer | None = None,
-    watermark_at_batch_end: bool = True,
+    watermark_at_batch_end: bool = True, layout: TopologyLayout | None = None, routes: EmitRoutes | None = None,
 ) -> BuiltTask:
     """A prepared task of ``bolt`` (its own deep copy, as Storm gives each task its own instance) and its sink.
 
@@ -56,14 +59,18 @@ def build_task(
     by default). With ``watermark_at_batch_end`` event-time tasks emit their
     watermark at the end of every batch (as Spark's ``withWatermark`` moves at
     batch boundaries) as well as on their watermark interval, so a run's
-    windows and late tuples do not depend on machine speed.
+    windows and late tuples do not depend on machine speed. ``layout`` and
+    ``routes`` give the task's context the topology and its collector the
+    tasks each emission goes to.
     """
     sink = EmitBuffer() if sink is None else sink
+    register_from_conf(conf)  # the classes the topology lets travel (Config.register_serialization)
     task = make_task(
         copy.deepcopy(bolt), component=component, input_streams=list(inputs), start_time_ms=start_time_ms,
         task_index=index, parallelism=parallelism, observer=observer, store=store, persist_windows=persist_windows,
         watermark_at_batch_end=watermark_at_batch_end,
     )
+    task.layout, task.routes = layout, routes
     fields = InstanceFields(task.bolt, component)
     fields.track_prepare(lambda: task.prepare(dict(conf), sink))
     return BuiltTask(task, sink, fields)
@@ -101,6 +108,7 @@ def run_task(task: BoltTask, batch: TaskInput, now_ms: int | None, watermark: in
         task.end_batch()
         if watermark is not None and takes_watermarks(task):
             task.advance_watermark(watermark)
+        task.check_failed()  # a tuple failed where no execute returned since (a timer's window, say)
 
 
 Stream = tuple[str, str]  # (component, stream)

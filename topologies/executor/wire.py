@@ -14,7 +14,8 @@ from typing import Any
 
 from bolts.codecs.value_codec import pack_value, unpack_value
 
-Emission = tuple[str, list[Any]]
+Emission = tuple[str, list[Any]] | tuple[str, list[Any], int]
+"""``(stream, values)``, or ``(stream, values, task_id)`` for a direct emission (``emit_direct``)."""
 
 
 def check_emission(component: str, task: int, stream: str, values: Sequence[Any]) -> None:
@@ -28,19 +29,19 @@ def check_emission(component: str, task: int, stream: str, values: Sequence[Any]
 
 
 def encode_emissions(emissions: Sequence[Emission], component: str = "?", task: int = 0) -> bytes:
-    """The bytes of a task's emissions in one batch: ``[(stream, values)]`` in emission order.
+    """The bytes of a task's emissions in one batch: ``[(stream, values[, task_id])]`` in emission order.
 
     ``TypeError`` from :func:`check_emission` (naming ``component`` and
     ``task``) for the first emission that cannot be sent.
     """
     try:
-        return pack_value([[stream, list(values)] for stream, values in emissions])
+        return pack_value([[e[0], list(e[1]), *e[2:]] for e in emissions])
     except TypeError:
-        for stream, values in emissions:
+        for stream, values, *_ in emissions:
             check_emission(component, task, stream, values)
         raise
 
 
 def decode_emissions(data: bytes) -> list[Emission]:
     """The emissions :func:`encode_emissions` made ``data`` from."""
-    return [(stream, list(values)) for stream, values in unpack_value(data)]
+    return [(e[0], list(e[1]), *e[2:]) for e in unpack_value(data)]  # type: ignore[misc]

@@ -27,6 +27,7 @@ from typing import Any
 from bolts import BaseBolt
 from bolts.task_input import TaskInput
 from state_backends import StateBackend, open_backend
+from topologies.executor.routing import CounterKey, RoutingTable, TaskRoutes
 from topologies.executor.stored import TaskStore, build_stored, namespace_name, run_stored
 from topologies.executor.tasks import BuiltTask, run_task
 from topologies.executor.wire import Emission
@@ -97,15 +98,22 @@ def _backend(url: str) -> StateBackend:
     return backend
 
 
-def run_one(spec: StageSpec, index: int, batch: TaskInput) -> TaskResult:
-    """Run task ``index`` of the stage's bolt on ``batch``, from the warm cache or rebuilt from the store."""
+def run_one(spec: StageSpec, index: int, batch: TaskInput, routing: RoutingTable | None = None,
+            starts: Mapping[CounterKey, int] | None = None) -> TaskResult:
+    """Run task ``index`` of the stage's bolt on ``batch``, from the warm cache or rebuilt from the store.
+
+    ``routing`` and ``starts`` (the routing counters the batch starts with) let
+    the task's ``emit`` return the task ids its tuples go to.
+    """
     key = (spec.state_url, spec.topology, spec.component, index)
     cached = _TASKS.pop(key, None)
     store = TaskStore(_backend(spec.state_url).namespace(namespace_name(spec.topology, spec.component, index)))
     if cached is None or cached.generation != spec.generation or cached.committed != store.committed_batch_id():
-        cached = _build(spec, index, store)
+        cached = _build(spec, index, store, routing)
     built, fired = cached.built, cached.fired
     task = built.task
+    if isinstance(task.routes, TaskRoutes):
+        task.routes.begin(starts or {})
     fired.count, late_before, bytes_before = 0, task.late_tuples, cached.store.bytes_written
 
     def figures() -> tuple[int, int]:
@@ -128,10 +136,12 @@ def run_one(spec: StageSpec, index: int, batch: TaskInput) -> TaskResult:
     return TaskResult(emissions, task.watermark, *done, written, task.event_time_maxima())
 
 
-def _build(spec: StageSpec, index: int, store: TaskStore) -> _Cached:
+def _build(spec: StageSpec, index: int, store: TaskStore, routing: RoutingTable | None) -> _Cached:
     fired = FiredCounter()
     built = build_stored(
         spec.bolt, store, component=spec.component, index=index, parallelism=spec.parallelism, inputs=spec.inputs,
         conf=spec.conf, start_time_ms=spec.now_ms or 0, persist_windows=True, observer=fired,
+        layout=None if routing is None else routing.layout,
+        routes=None if routing is None else TaskRoutes(routing, spec.component, index),
     )
     return _Cached(spec.generation, built, store, fired, store.committed_batch_id())

@@ -1,0 +1,89 @@
+"""Storm's ``BaseStatefulBolt``: a plain bolt whose key-value state is committed with every batch."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from bolts.base_bolt import BaseBolt
+from bolts.codecs.value_codec import pack_value
+from bolts.codecs.window_state_codec import USER_PREFIX
+from bolts.collector import EmitSink
+from bolts.storm.stateful_windowed_bolt_executor import StateWrites
+from bolts.task import TASK_KEY, PlainBoltTask, TaskObserver
+from state_backends import KeyValueState
+
+
+class BaseStatefulBolt(BaseBolt):
+    """A plain bolt with user state: override ``init_state(state)``, ``execute(input)`` and the outputs.
+
+    ``init_state(state)`` is called after ``prepare`` and before any tuple, with
+    a ``KeyValueState`` holding what the last committed batch left (empty on the
+    first run). Writes to it are committed with every micro-batch, atomically
+    with the batch's outputs, in the topology's state backend: a batch that
+    fails, or runs again after a crash, starts from the state of the batch
+    before it. ``init_state`` runs again whenever a task is rebuilt from the
+    store (a restart, a failed batch, or in distributed mode a task landing on
+    another executor), so keep nothing in it but what ``state`` holds.
+
+    ``pre_prepare(txid)`` then ``pre_commit(txid)`` are called before each commit
+    (``txid`` is the batch id); ``pre_rollback()`` is never called: a batch that
+    fails is not rolled back in place, its task is rebuilt from the store.
+    """
+
+    stores_task_state = True
+
+    def init_state(self, state: KeyValueState) -> None:
+        """Receive the state; the default keeps it as ``self.state``."""
+        self.state = state
+
+    def pre_prepare(self, txid: int) -> None:
+        """Called before the state of batch ``txid`` is written."""
+
+    def pre_commit(self, txid: int) -> None:
+        """Called before the state of batch ``txid`` is committed."""
+
+    def pre_rollback(self) -> None:
+        """Storm's rollback hook; never called here (see the class docstring)."""
+
+    def create_task(
+        self, *, component: str, input_streams: Iterable[tuple[str, str]], start_time_ms: int = 0,
+        task_index: int = 0, parallelism: int = 1, observer: TaskObserver | None = None, store: Any = None,
+        watermark_at_batch_end: bool = False,
+    ) -> StatefulBoltTask:
+        """The task that runs this bolt over ``store`` (``ValueError`` without one)."""
+        if store is None:
+            msg = (
+                f"{type(self).__name__} (bolt {component!r}) is a stateful bolt and needs a state backend: pass "
+                "state=... (for example 'memory://') to the harness or the runner"
+            )
+            raise ValueError(msg)
+        return StatefulBoltTask(
+            self, store=store, component=component, input_streams=input_streams, start_time_ms=start_time_ms,
+            task_index=task_index, parallelism=parallelism,
+        )
+
+
+class StatefulBoltTask(PlainBoltTask):
+    """Runs a :class:`BaseStatefulBolt`: its ``KeyValueState`` lives in the task's namespace, under the user prefix."""
+
+    def __init__(self, bolt: BaseStatefulBolt, *, store: Any, **options: Any) -> None:
+        super().__init__(bolt, **options)
+        self.store = store
+        self.user_state = KeyValueState(store, USER_PREFIX)
+
+    def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
+        """Prepare the bolt, then give it its state."""
+        super().prepare(conf, sink)
+        self.bolt.init_state(self.user_state)
+
+    def commit(self, batch_id: int) -> bool:
+        """Commit the task's time and the user state's writes with ``batch_id`` (False if it was committed already)."""
+        self.bolt.pre_prepare(batch_id)
+        self.bolt.pre_commit(batch_id)
+        writes = StateWrites({TASK_KEY: pack_value(self.state())}, [])
+        self.user_state.write_to(writes)  # type: ignore[arg-type]
+        applied = bool(self.store.commit(batch_id, writes.puts, writes.deletes))
+        self.user_state.committed()
+        return applied
+

@@ -1,0 +1,120 @@
+"""Storm's bolt API beyond windows, run by both placements with no Spark (distributed stages run in-process).
+
+Each grouping is checked against what it means (the expected task is worked
+out here from the tuple's values, not by squall's routing), ``emit``'s task ids
+against the task that received the tuple, and distributed mode against driver
+mode, with every task rebuilt from the store at every batch.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter, defaultdict
+
+import pytest
+
+from tests.storm_api.topology import FIELDS, rows, storm_api
+from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, OutputLog
+from topologies.executor.stage_engines import LocalStages
+
+
+def batches() -> list[list[list]]:
+    return [[[r[f] for f in FIELDS] for r in file] for file in rows()]
+
+
+def clock():
+    ticks = iter(range(1_000_000, 10**12, 1_000))
+    return lambda: next(ticks)
+
+
+def run(placement: str, tmp_path):
+    from state_backends import open_backend
+
+    topology = storm_api(tmp_path / "unused")
+    if placement == "driver":
+        executor = DriverExecutor(topology, {}, BatchClock(tmp_path / "d", clock()), OutputLog(None))
+    else:
+        executor = DistributedExecutor(topology, {}, BatchClock(tmp_path / "x", clock()), OutputLog(None),
+                                       open_backend("memory://"), f"api-{uuid.uuid4().hex[:8]}", None, "memory://",
+                                       engine=LocalStages(fresh_tasks=True))
+    for batch_id, batch in enumerate(batches()):
+        executor.run(batch_id, {"events": batch})
+    executor.flush()
+    return executor.outputs.all()
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("storm_api")
+    return {p: run(p, tmp / p) for p in ("driver", "distributed")}
+
+
+def by(outputs, component, stream="default"):
+    return [o for o in outputs if o.component == component and o.stream == stream]
+
+
+def test_distributed_mode_gives_driver_modes_outputs(outputs):
+    assert [(o.component, o.task, o.stream, o.values) for o in outputs["distributed"]] == \
+        [(o.component, o.task, o.stream, o.values) for o in outputs["driver"]]
+
+
+@pytest.mark.parametrize("placement", ["driver", "distributed"])
+def test_emit_returns_the_task_ids_the_tuple_reached(outputs, placement):
+    out = outputs[placement]
+    sent = {o.values[0]: o.values[1] for o in by(out, "split", "sent")}
+    got = {o.values[0]: o.values[1] for o in by(out, "count", "got")}
+    rows = [r for b in batches() for r in b]
+    assert sorted(sent) == sorted(got) == [r[3] for r in rows]
+    assert all(sent[m] == [got[m]] for m in sent)
+
+
+@pytest.mark.parametrize("placement", ["driver", "distributed"])
+def test_task_ids_are_storms_components_sorted_tasks_from_one(outputs, placement):
+    # Components sorted: count(3) custom(3) events(1) none(2) sink(2) split(2): count's ids are 1, 2, 3.
+    got = by(outputs[placement], "count", "got")
+    assert {o.values[1] for o in got} <= {1, 2, 3}
+    assert all(o.values[1] == o.task + 1 for o in got)
+
+
+@pytest.mark.parametrize("placement", ["driver", "distributed"])
+def test_partial_key_grouping_sends_a_key_to_at_most_two_tasks_and_balances(outputs, placement):
+    tasks = defaultdict(set)
+    for o in by(outputs[placement], "count", "got"):
+        tasks[o.values[0]].add(o.values[1])
+    keys = {r[3]: r[0] for b in batches() for r in b}
+    per_key = defaultdict(set)
+    for msgid, task in ((m, t) for m, ts in tasks.items() for t in ts):
+        per_key[keys[msgid]].add(task)
+    assert all(1 <= len(ts) <= 2 for ts in per_key.values())
+    assert any(len(ts) == 2 for ts in per_key.values())  # a hot key was split
+    load = Counter(t for ts in tasks.values() for t in ts)
+    assert max(load.values()) - min(load.values()) <= len(keys) // 3
+
+
+@pytest.mark.parametrize("placement", ["driver", "distributed"])
+def test_direct_emits_reach_the_named_task_only(outputs, placement):
+    got = by(outputs[placement], "sink")
+    assert sorted(o.values[0] for o in got) == [r[3] for b in batches() for r in b]
+    assert all(o.values[2] == o.values[1] % 2 == o.task for o in got)
+
+
+@pytest.mark.parametrize("placement", ["driver", "distributed"])
+def test_a_custom_grouping_chooses_the_task(outputs, placement):
+    got = by(outputs[placement], "custom")
+    assert sorted(o.values[0] for o in got) == [r[3] for b in batches() for r in b]
+    assert all(o.values[2] == o.values[1] % 3 for o in got)
+
+
+@pytest.mark.parametrize("placement", ["driver", "distributed"])
+def test_none_and_local_or_shuffle_take_turns_as_shuffle_does(outputs, placement):
+    got = by(outputs[placement], "none")
+    assert Counter(o.values[2] for o in got) == Counter({0: 30, 1: 30})
+
+
+def test_the_context_names_sources_targets_and_fields(outputs):
+    facts = by(outputs["driver"], "count", "facts")
+    assert sorted(o.values[0] for o in facts) == [1, 2, 3]
+    sources, targets, fields = facts[0].values[1]
+    assert sources == [["split", "default"]]
+    assert targets == ["to"]  # the streams someone subscribes to
+    assert fields == ["msgid", "tasks"]
