@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from bolts import BaseBolt, BaseWindowedBolt, Fields, WindowedAggregateBolt
 from bolts.context import TopologyLayout
+from bolts.storm.lambda_bolts import lambda_bolt
 from bolts.storm.tick import TICK_FREQ_KEY, tick_interval_ms
 from bolts.tuples import DEFAULT_STREAM
 from topologies.groupings import (
@@ -129,9 +130,21 @@ class TopologyBuilder:
             raise TypeError(msg)
         self._spouts[id] = SpoutSpec(spout, _parallelism("set_spout", parallelism))
 
-    def set_bolt(self, id: str, bolt: BaseBolt, parallelism: int = 1) -> BoltDeclarer:
-        """Add bolt ``id`` with ``parallelism`` tasks; subscribe it with the returned declarer's groupings."""
+    def set_bolt(
+        self, id: str, bolt: BaseBolt | Callable[..., Any], parallelism: int = 1, *fields: str
+    ) -> BoltDeclarer:
+        """Add bolt ``id`` with ``parallelism`` tasks; subscribe it with the returned declarer's groupings.
+
+        As in Storm 2, ``bolt`` may be a function: ``fn(tuple, collector)`` (a
+        basic bolt emitting ``fields`` on the default stream) or ``fn(tuple)``
+        (a bolt with no output).
+        """
         self._check_id("set_bolt", id)
+        if callable(bolt) and not isinstance(bolt, BaseBolt | type):
+            bolt = lambda_bolt("set_bolt", id, bolt, fields)
+        elif fields:
+            msg = f"set_bolt: output fields {list(fields)} are for a function bolt; bolt {id!r} declares its own"
+            raise TypeError(msg)
         if not isinstance(bolt, BaseBolt):
             msg = f"set_bolt: `bolt` must be a BaseBolt (or a windowed bolt); got {bolt!r} instead"
             raise TypeError(msg)

@@ -29,7 +29,7 @@ from pathlib import Path
 from types import FrameType, ModuleType
 from typing import TYPE_CHECKING, Any
 
-from topologies import config
+from topologies import config, state_providers
 from topologies.executor import PLACEMENTS
 from topologies.executor.ship import SQUALL_PACKAGES
 from topologies.executor.storage import join
@@ -395,11 +395,12 @@ def run_conf(
 
     The conf is checked as ``SparkRunner`` checks it (:func:`~topologies.config.check_conf`),
     and ``--state`` and the conf's state provider must agree
-    (:func:`~topologies.config.resolve_state`).
+    (:func:`~topologies.state_providers.resolve_state`).
     """
     conf = {**file_conf, **dict(options or ())}
     try:
-        return config.check_conf(conf, "squall run"), config.resolve_state(state, conf, "squall run", "--state")
+        checked = config.check_conf(conf, "squall run")
+        return checked, state_providers.resolve_state(state, conf, "squall run", "--state")
     except (TypeError, ValueError) as err:
         raise SystemExit(str(err)) from None
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from state_backends import StateBackend, open_backend, redact
 from state_backends.urls import scheme_of
-from topologies.config import Config, check_conf, log_no_effect, resolve_state
+from topologies.config import Config, check_conf, log_no_effect
 from topologies.executor import PLACEMENTS, BatchExecutor, Output
 from topologies.executor.batch_log import DEFAULT_OUTPUTS_IN_MEMORY, OutputLog, OutputSink, wall_clock_ms
 from topologies.executor.remote.batch_function import BatchFunction, RunSpec, build_executor
@@ -30,6 +30,7 @@ from topologies.metrics import (
 )
 from topologies.sinks.base import Sink
 from topologies.sinks.records import record
+from topologies.state_providers import resolve_state
 from topologies.topology import Topology
 from windowing import Duration
 from windowing.duration import as_duration

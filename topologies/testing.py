@@ -226,8 +226,8 @@ class BoltHarness:
         if self.state is None or not callable(getattr(self.task, "commit", None)):
             msg = (
                 f"BoltHarness.{method}: only a bolt whose task keeps its state in a store commits: a stateful "
-                "windowed bolt (BaseStatefulWindowedBolt) or a WindowedAggregateBolt/WindowedJoinBolt built with "
-                "BoltHarness(..., state='memory://' or another backend URL)"
+                "windowed bolt (BaseStatefulWindowedBolt), a BaseStatefulBolt, or a WindowedAggregateBolt/"
+                "WindowedJoinBolt built with BoltHarness(..., state='memory://' or another backend URL)"
             )
             raise TypeError(msg)
         return self.task

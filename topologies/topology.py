@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from bolts import BaseBolt, BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, WindowedAggregateBolt
+from bolts import BaseBolt, BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, JoinBolt, WindowedAggregateBolt
 from bolts.aggregate.windowed_join_bolt import JoinAggregator
 from bolts.context import TopologyLayout
 from topologies.groupings import DirectGrouping, Grouping, Subscription
@@ -118,6 +118,8 @@ def check_bolt_inputs(bolt_id: str, bolt: BaseBolt, inputs: Inputs) -> None:
     input (timestamp, message id, aggregation key and input fields, inherited
     window bounds) that a subscribed stream does not declare.
     """
+    if isinstance(bolt, JoinBolt):
+        check_join_bolt_streams(bolt_id, bolt, inputs)
     if isinstance(bolt, BaseWindowedBolt):
         cfg = bolt.window_config
         if isinstance(bolt, BaseStatefulWindowedBolt):
@@ -145,6 +147,24 @@ def check_bolt_inputs(bolt_id: str, bolt: BaseBolt, inputs: Inputs) -> None:
                     f"declare it; its fields are: {', '.join(fields) or '(none)'}"
                 )
                 raise ValueError(msg)
+
+
+def check_join_bolt_streams(bolt_id: str, bolt: JoinBolt, inputs: Inputs) -> None:
+    """A ``JoinBolt`` subscribes to every stream it joins, and to nothing else (by source or by stream id)."""
+    by_source = bolt.selector is JoinBolt.Selector.SOURCE
+    names = [sub.component if by_source else sub.stream for sub, _ in inputs]
+    what = "source component" if by_source else "stream id"
+    missing = [s for s in bolt.streams if s not in names]
+    other = [f"{sub.component}:{sub.stream}" for (sub, _), name in zip(inputs, names, strict=True)
+             if name not in bolt.streams]
+    if missing or other:
+        problem = (f"does not subscribe to {', '.join(map(repr, missing))}" if missing
+                   else f"subscribes to {', '.join(other)}, whose {what} is not one it joins")
+        msg = (
+            f"JoinBolt: bolt {bolt_id!r} joins {', '.join(map(repr, bolt.streams))} (by {what}) but {problem}; "
+            f"subscribe to exactly the joined streams"
+        )
+        raise ValueError(msg)
 
 
 def check_join_streams(bolt_id: str, join: JoinAggregator, inputs: Inputs) -> None:

@@ -567,3 +567,25 @@ def test_every_window_gives_the_nested_loop_join_of_its_tuples(case):
             feed_from(h, component, "default", ("k", "j", "v"), (k, j, v))
     h.close()
     assert per_window(h) == [naive_join(w.tuples, clauses, select, selector is SOURCE) for w in h.windows]
+
+
+def test_subscriptions_must_be_exactly_the_joined_streams_when_built(tmp_path):
+    def build(subscribe, selector=None):
+        builder = TopologyBuilder()
+        for name in ("genders", "ages", "other"):
+            builder.set_spout(name, FileSpout(tmp_path, "json", ("id", "v"), schema="id INT, v STRING"))
+        joiner = (JoinBolt("genders", "id") if selector is None else JoinBolt(selector, "genders", "id"))
+        joiner = joiner.join("ages", "id", "genders").select("genders:id,v").with_tumbling_window(Count(2))
+        declarer = builder.set_bolt("joiner", joiner)
+        for component in subscribe:
+            declarer.shuffle_grouping(component)
+        return builder.create_topology()
+
+    build(["genders", "ages"])
+    with pytest.raises(ValueError, match=r"JoinBolt: bolt 'joiner' joins 'genders', 'ages' \(by source component\) "
+                                         r"but does not subscribe to 'ages'"):
+        build(["genders"])
+    with pytest.raises(ValueError, match=r"but subscribes to other:default, whose source component is not one it joins"):
+        build(["genders", "ages", "other"])
+    with pytest.raises(ValueError, match=r"\(by stream id\) but does not subscribe to 'genders', 'ages'"):
+        build(["genders", "ages"], JoinBolt.Selector.STREAM)

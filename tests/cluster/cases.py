@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bolts import BaseBolt, BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, WindowedAggregateBolt, WindowedJoinBolt
+from tests.storm_api.topology import conf as storm_api_conf
 from tests.storm_api.topology import rows as storm_api_rows
 from tests.storm_api.topology import storm_api
 from tests.topologies.cases import retracting_sums
@@ -54,6 +55,7 @@ class Case:
     name: str
     write: Callable[[Path], None]
     build: Callable[[Path], Topology]
+    conf: Callable[[], dict] = dict  # the topology's own conf (merged under the run's)
 
 
 class KeyTotals(BaseWindowedBolt):
@@ -249,7 +251,7 @@ CASES = [
     example(event_time_late),
     Case("mixed", lambda d: write_json_files(d, keyed_rows()), mixed),
     Case("join", write_join, join),
-    Case("storm_api", lambda d: write_json_files(d, storm_api_rows()), storm_api),
+    Case("storm_api", lambda d: write_json_files(d, storm_api_rows()), storm_api, storm_api_conf),
 ]
 
 
@@ -268,7 +270,7 @@ def driver_outputs(spark, root: Path) -> dict[str, list]:
 
     out = {}
     for case in CASES:
-        runner = SparkRunner(spark, checkpoint_location=root / "ck-driver", clock=counting_clock())
+        runner = SparkRunner(spark, checkpoint_location=root / "ck-driver", clock=counting_clock(), conf=case.conf())
         handle = runner.submit(f"driver-{case.name.replace('_', '-')}", case.build(root / "data" / case.name),
                                available_now=True)
         assert handle.await_termination(300)

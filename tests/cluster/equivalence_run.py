@@ -39,7 +39,8 @@ def main() -> None:
         probe.mkdir(parents=True, exist_ok=True)
         for case in CASES:
             runner = SparkRunner(spark, mode="distributed", state=args["state"], clock=counting_clock(),
-                                 checkpoint_location=Path(args["checkpoint"]) / str(run), conf={PROBE_DIR: str(probe)})
+                                 checkpoint_location=Path(args["checkpoint"]) / str(run),
+                                 conf={**case.conf(), PROBE_DIR: str(probe)})
             handle = runner.submit(f"{args['name']}-{case.name.replace('_', '-')}-{run}",
                                    case.build(Path(args["data"]) / case.name), available_now=True)
             if not handle.await_termination(600):

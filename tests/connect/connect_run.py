@@ -33,7 +33,8 @@ def main(args: dict) -> dict:
         topology = cases[case].build(Path(args["data"]) / case)
         sinks = [TableSink(stream, path=path) for stream, path in args.get("tables", {}).items()]
         runner = SparkRunner(spark, mode=mode, state=state, checkpoint_location=args["checkpoint"],
-                             output_dir=args.get("output_dir"), clock=counting_clock(), sinks=sinks)
+                             output_dir=args.get("output_dir"), clock=counting_clock(), sinks=sinks,
+                             conf=cases[case].conf())
         handle = runner.submit(args.get("name") or f"c{uuid.uuid4().hex[:8]}", topology, available_now=True)
         if not handle.await_termination(600):
             raise SystemExit(f"{case} {mode} {state}: the query did not end within 600 s")

@@ -264,3 +264,34 @@ def test_distributed_stages_route_direct_and_custom_as_driver_mode(tmp_path):
     executor.run(0, {"rate": [[0, 5], [0, 6]]})
     executor.flush()
     assert [(o.component, o.task, o.values) for o in executor.outputs.all()] == [("e", 1, [5]), ("e", 1, [6])]
+
+
+def test_a_function_is_a_bolt_as_storm_2s_lambdas_are(tmp_path):
+    seen = []
+    b = builder()
+    b.set_bolt("shout", lambda t, collector: collector.emit([f"{t.get_value(1)}!"]), 2, "word") \
+        .shuffle_grouping("rate")
+    b.set_bolt("quiet", lambda t: seen.append(t.get_value(0)), 1).shuffle_grouping("shout")
+    topology = b.create_topology()
+    assert topology.streams["shout"]["default"] == Fields("word")
+    assert [o.values for o in run_driver(topology, tmp_path)] == []  # quiet has no output
+    assert sorted(seen) == ["1!", "2!"]  # the same function object in this process: driver mode
+    with pytest.raises(TypeError, match=r"set_bolt: bolt 'bad''s function must take \(tuple\) or \(tuple, collector\); "
+                                        r"it takes 3"):
+        builder().set_bolt("bad", lambda a, b, c: None)
+    with pytest.raises(TypeError, match=r"set_bolt: bolt 'one''s function must take \(tuple, collector\) to emit"):
+        builder().set_bolt("one", lambda t: None, 1, "word")
+    with pytest.raises(TypeError, match=r"set_bolt: output fields \['x'\] are for a function bolt"):
+        builder().set_bolt("e", Echo(), 1, "x")
+
+
+def test_topology_debug_logs_every_emit_naming_bolt_task_and_stream(caplog):
+    with caplog.at_level(logging.INFO, logger="squall.debug"):
+        h = BoltHarness(Forms(), conf={"topology.debug": True})
+        h.feed([7])
+    lines = [r.getMessage() for r in caplog.records if r.name == "squall.debug"]
+    assert lines[:2] == ["bolt 'bolt' task 0 emitting on 'default': [7]"] * 2
+    assert len(lines) == 9
+    caplog.clear()
+    BoltHarness(Forms()).feed([7])
+    assert not [r for r in caplog.records if r.name == "squall.debug"]

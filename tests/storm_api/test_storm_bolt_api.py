@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from tests.storm_api.topology import FIELDS, rows, storm_api
+from tests.storm_api.topology import FIELDS, conf, rows, storm_api
 from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, OutputLog
 from topologies.executor.stage_engines import LocalStages
 
@@ -32,9 +32,9 @@ def run(placement: str, tmp_path):
 
     topology = storm_api(tmp_path / "unused")
     if placement == "driver":
-        executor = DriverExecutor(topology, {}, BatchClock(tmp_path / "d", clock()), OutputLog(None))
+        executor = DriverExecutor(topology, conf(), BatchClock(tmp_path / "d", clock()), OutputLog(None))
     else:
-        executor = DistributedExecutor(topology, {}, BatchClock(tmp_path / "x", clock()), OutputLog(None),
+        executor = DistributedExecutor(topology, conf(), BatchClock(tmp_path / "x", clock()), OutputLog(None),
                                        open_backend("memory://"), f"api-{uuid.uuid4().hex[:8]}", None, "memory://",
                                        engine=LocalStages(fresh_tasks=True))
     for batch_id, batch in enumerate(batches()):

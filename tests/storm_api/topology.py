@@ -7,12 +7,10 @@ against what each grouping means, independently of squall's routing code.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from bolts import BaseRichBolt, Fields
-from bolts.storm.base_basic_bolt import BaseBasicBolt
-from topologies import TopologyBuilder
-from topologies.groupings import CustomStreamGrouping
+from squall import BaseBasicBolt, BaseRichBolt, Config, CustomStreamGrouping, Fields, TopologyBuilder
 from topologies.spouts import FileSpout
 from topologies.topology import Topology
 
@@ -20,15 +18,39 @@ FIELDS = ("key", "ts", "value", "msgid")
 SCHEMA = "key STRING, ts BIGINT, value BIGINT, msgid BIGINT"
 
 
+@dataclass(frozen=True)
+class Reading:
+    """A dataclass travelling between tasks as it is."""
+
+    key: str
+    value: int
+
+
+class Score:
+    """A class with slots, travelling between tasks through the functions :func:`conf` registers."""
+
+    __slots__ = ("points",)
+
+    def __init__(self, points: int) -> None:
+        self.points = points
+
+
+def conf() -> Config:
+    """The conf: ``Score`` registered to travel (here, on the driver; the executors learn it from the conf)."""
+    c = Config()
+    c.register_serialization(Score, lambda s: s.points, Score)
+    return c
+
+
 class Split(BaseBasicBolt):
-    """A basic bolt: forwards each tuple, and reports on stream ``sent`` the task ids ``emit`` returned."""
+    """A basic bolt: forwards each tuple with a :class:`Reading`; reports on ``sent`` the task ids ``emit`` returned."""
 
     def execute(self, input, collector):
-        sent = collector.emit([input["key"], input["value"], input["msgid"]])
+        sent = collector.emit([input["key"], input["value"], input["msgid"], Reading(input["key"], input["value"])])
         collector.emit("sent", [input["msgid"], sent])
 
     def declare_output_fields(self, declarer):
-        declarer.declare(Fields("key", "value", "msgid"))
+        declarer.declare(Fields("key", "value", "msgid", "reading"))
         declarer.declare_stream("sent", Fields("msgid", "tasks"))
 
 
@@ -49,15 +71,17 @@ class Count(BaseRichBolt):
             self.facts = None
         key = input.get_string_by_field("key")
         self.counts[key] = self.counts.get(key, 0) + 1
+        reading = input.get_value_by_field("reading")
+        assert reading == Reading(key, input["value"]), reading  # came back a Reading
         self.collector.emit("got", input, [input.get_long_by_field("msgid"), self.task_id, self.counts[key]])
         target = self.sinks[input.get_long_by_field("value") % len(self.sinks)]
-        self.collector.emit_direct(target, "to", [input], [input["msgid"], input["value"]])
+        self.collector.emit_direct(target, "to", [input], [input["msgid"], input["value"], Score(reading.value * 2)])
         self.collector.ack(input)
 
     def declare_output_fields(self, declarer):
         declarer.declare_stream("got", Fields("msgid", "task", "count"))
         declarer.declare_stream("facts", Fields("task", "facts"))
-        declarer.declare_stream("to", True, Fields("msgid", "value"))
+        declarer.declare_stream("to", True, Fields("msgid", "value", "score"))
 
 
 class Sink(BaseRichBolt):
@@ -68,6 +92,8 @@ class Sink(BaseRichBolt):
         self.index = context.get_this_task_index()
 
     def execute(self, input):
+        score = input["score"]
+        assert isinstance(score, Score) and score.points == 2 * input["value"], score
         self.collector.emit(input, [input["msgid"], input["value"], self.index])
         self.collector.ack(input)
 

@@ -22,20 +22,22 @@ from state_backends.urls import split_url
 from topologies import cli
 from topologies import runner as runner_module
 from topologies.config import (
-    HBASE_PROVIDER,
-    IN_MEMORY_PROVIDER,
     KNOWN_KEYS,
     MEANINGFUL,
     NO_EFFECT,
-    REDIS_PROVIDER,
     Config,
     check_conf,
     no_effect_keys,
     no_effect_message,
+)
+from topologies.runner import SparkRunner
+from topologies.state_providers import (
+    HBASE_PROVIDER,
+    IN_MEMORY_PROVIDER,
+    REDIS_PROVIDER,
     provider_state,
     resolve_state,
 )
-from topologies.runner import SparkRunner
 
 PROVIDER = Config.TOPOLOGY_STATE_PROVIDER
 PROVIDER_CONFIG = Config.TOPOLOGY_STATE_PROVIDER_CONFIG
