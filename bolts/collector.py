@@ -129,6 +129,12 @@ class OutputCollector:
 
     def emit(self, *args: Any, stream: str | None = None) -> list[int]:
         """Emit one tuple; the ids of the tasks it went to (see the class docstring for the argument orders)."""
+        if len(args) == 1 and stream is None and not self.debug:  # emit(values): the common case, kept short
+            values = args[0]
+            fields = self.streams.get(DEFAULT_STREAM)
+            if type(values) is list and fields is not None and len(values) == len(fields) and not self.direct_streams:
+                self.sink(DEFAULT_STREAM, values)
+                return [] if self.routes is None else self.routes.targets(DEFAULT_STREAM, values)
         stream, values = self._parse("emit", args, stream)
         if stream in self.direct_streams:
             msg = (

@@ -237,7 +237,13 @@ class Tuple(StormAccessors):
         return self._origin.fields.index(field)
 
     def get_value(self, i: int) -> Any:
-        """Storm's ``getValue``."""
+        """Storm's ``getValue``: the value at position ``i``, from 0 to ``size() - 1`` (no negative index, no name)."""
+        if isinstance(i, bool) or not isinstance(i, int):
+            msg = f"Tuple.get_value({i!r}): a position must be an int (a field name goes to get_value_by_field)"
+            raise TypeError(msg)
+        if not 0 <= i < len(self.values):
+            msg = f"Tuple.get_value({i!r}): no position {i}; the tuple has {len(self.values)} values"
+            raise IndexError(msg)
         return self.values[i]
 
     def contains(self, field: str) -> bool:

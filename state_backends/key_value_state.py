@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from state_backends.base import Namespace, WriteBatch, check_key
@@ -20,12 +20,20 @@ class KeyValueState:
     not at commit. Iteration and ``len`` merge committed and staged entries;
     iteration order is the byte order of the encoded keys (stable, but not the
     natural order of the keys). A tuple key comes back as a list.
+
+    ``codec``: the functions values are written and read with (plain msgpack
+    by default); a bolt's state takes squall's value codec, so dataclasses and
+    registered classes can be values too.
     """
 
-    def __init__(self, namespace: Namespace, prefix: bytes = b"") -> None:
+    def __init__(
+        self, namespace: Namespace, prefix: bytes = b"",
+        codec: tuple[Callable[[Any], bytes], Callable[[bytes], Any]] | None = None,
+    ) -> None:
         self._namespace = namespace
         self._prefix = check_key("KeyValueState", prefix)
         self._staged: dict[bytes, Any] = {}
+        self._encode, self._decode = codec or (encode, decode)
 
     def _key(self, key: Any) -> bytes:
         return self._prefix + encode(key)
@@ -37,11 +45,11 @@ class KeyValueState:
             value = self._staged[raw]
             return default if value is _DELETED else value
         data = self._namespace.get(raw)
-        return default if data is None else decode(data)
+        return default if data is None else self._decode(data)
 
     def put(self, key: Any, value: Any) -> None:
         """Stage ``key = value``; TypeError if either cannot be stored."""
-        encode(value)
+        self._encode(value)
         self._staged[self._key(key)] = value
 
     def delete(self, key: Any) -> None:
@@ -59,7 +67,7 @@ class KeyValueState:
             value = merged[raw]
             if value is _DELETED:
                 continue
-            yield decode(raw[len(self._prefix) :]), value if raw in self._staged else decode(value)
+            yield decode(raw[len(self._prefix) :]), value if raw in self._staged else self._decode(value)
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
@@ -70,7 +78,7 @@ class KeyValueState:
             if value is _DELETED:
                 batch.delete(raw)
             else:
-                batch.put(raw, encode(value))
+                batch.put(raw, self._encode(value))
 
     def committed(self) -> None:
         """Forget the staged writes: the owner has committed them."""

@@ -214,6 +214,7 @@ class TopologyBuilder:
         for (component, stream), subs in subscribers.items():
             for _, grouping in subs:
                 if isinstance(grouping, CustomGrouping):
+                    _check_grouping_copyable(grouping)
                     grouping.bind(layout, component, stream)
         return Topology(
             spouts=dict(self._spouts), bolts=bolts, order=order, streams=streams,
@@ -235,6 +236,19 @@ def _check_ticks(bolt_id: str, bolt: BaseBolt) -> None:
             "their own clock; tick tuples go to plain bolts"
         )
         raise ValueError(msg)
+
+
+def _check_grouping_copyable(grouping: CustomGrouping) -> None:
+    """A custom grouping travels to every process that routes its stream: it must copy (and pickle) as a bolt does."""
+    try:
+        copy.deepcopy(grouping.grouping)
+    except Exception as err:  # deepcopy raises TypeError, PicklingError, or whatever a __reduce__ raises
+        msg = (
+            f"custom_grouping: the grouping of bolt {grouping.bolt!r} ({type(grouping.grouping).__name__}) cannot be "
+            f"copied, and each process routing the stream needs its own: {type(err).__name__}: {err}; build locks, "
+            "clients and other resources in prepare(), not __init__"
+        )
+        raise TypeError(msg) from err
 
 
 def _check_copyable(bolt_id: str, bolt: BaseBolt) -> None:

@@ -467,7 +467,7 @@ _NO_EFFECT_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
       "bolts.watermark.event.interval.ms", "bolts.message.id.field.name")),
     ("logging is Spark's log4j and Python's logging module",
      ("multilang.log.handler", "logging.sensitivity", "logging.config")),
-    ("a bolt's error fails its batch and the handle raises it: there are no error reports to throttle",
+    ("report_error goes to the bolt's error stream or the log, unthrottled, and an exception fails the batch",
      ("error.throttle.interval.secs", "max.error.report.per.interval")),
     ("bolts are Python classes that run in place: there is no multilang subprocess",
      ("multilang.serializer", "shellbolt.max.pending", "subprocess.timeout.secs")),

@@ -372,7 +372,7 @@ class BoltHarness:
         check_emission(self.component, 0, stream, values)  # on Spark it must travel and be stored: refused here too
         if task_id is not None:
             self.emitted_direct[len(self.emitted)] = task_id
-        self.emitted.append((stream, values))
+        self.emitted.append((stream, list(values)))
         self.emitted_at.append(self._task_now())
         self._note_watermark()
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from bolts.base_bolt import BaseBolt
-from bolts.codecs.value_codec import pack_value
+from bolts.codecs.value_codec import pack_value, unpack_value
 from bolts.codecs.window_state_codec import USER_PREFIX
 from bolts.collector import EmitSink
 from bolts.storm.stateful_windowed_bolt_executor import StateWrites
@@ -70,17 +70,20 @@ class StatefulBoltTask(PlainBoltTask):
     def __init__(self, bolt: BaseStatefulBolt, *, store: Any, **options: Any) -> None:
         super().__init__(bolt, **options)
         self.store = store
-        self.user_state = KeyValueState(store, USER_PREFIX)
+        self.user_state = KeyValueState(store, USER_PREFIX, (pack_value, unpack_value))
 
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
         """Prepare the bolt, then give it its state."""
         super().prepare(conf, sink)
         self.bolt.init_state(self.user_state)
 
-    def commit(self, batch_id: int) -> bool:
-        """Commit the task's time and the user state's writes with ``batch_id`` (False if it was committed already)."""
+    def before_commit(self, batch_id: int) -> None:
+        """The bolt's ``pre_prepare`` then ``pre_commit``, before anything of the commit is gathered."""
         self.bolt.pre_prepare(batch_id)
         self.bolt.pre_commit(batch_id)
+
+    def commit(self, batch_id: int) -> bool:
+        """Commit the task's time and the user state's writes with ``batch_id`` (False if it was committed already)."""
         writes = StateWrites({TASK_KEY: pack_value(self.state())}, [])
         self.user_state.write_to(writes)  # type: ignore[arg-type]
         applied = bool(self.store.commit(batch_id, writes.puts, writes.deletes))

@@ -33,6 +33,15 @@ class BaseStatefulWindowedBolt(BaseWindowedBolt):
         """Receive the user state (``KeyValueState``); the default keeps it as ``self.state``."""
         self.state = state
 
+    def pre_prepare(self, txid: int) -> None:
+        """Called before the state of batch ``txid`` is gathered for its commit."""
+
+    def pre_commit(self, txid: int) -> None:
+        """Called after :meth:`pre_prepare`, before the state of batch ``txid`` is committed."""
+
+    def pre_rollback(self) -> None:
+        """Storm's rollback hook; never called: a failed batch's task is rebuilt from the store instead."""
+
     def with_message_id_field(self, field_name: str) -> Self:
         """Recover windows from message ids in ``field_name`` (an increasing int per input stream)."""
         require_type("with_message_id_field", "field_name", field_name, str)

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from bolts.codecs.value_codec import pack_value, unpack_value
 from bolts.codecs.window_state_codec import (
     INDEX_PREFIX,
     META_KEY,
@@ -117,7 +118,7 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         self._progress: dict[StreamKey, list[int]] = {}  # stream -> [last expired id, last evaluated id]
         self._recovery: _Recovery | None = None
         self._chunks = Chunks()
-        self.user_state = KeyValueState(store, USER_PREFIX)  # type: ignore[arg-type]
+        self.user_state = KeyValueState(store, USER_PREFIX, (pack_value, unpack_value))  # type: ignore[arg-type]
 
     def _buffer_factory(self) -> BufferFactory:
         return self._pages.buffer if self._pages is not None else EventBuffer
@@ -295,6 +296,13 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         return value
 
     # Commit -----------------------------------------------------------------------------------
+    def before_commit(self, batch_id: int) -> None:
+        """A stateful windowed bolt's ``pre_prepare`` then ``pre_commit`` (a plain windowed bolt has none)."""
+        for hook in ("pre_prepare", "pre_commit"):
+            method = getattr(self.bolt, hook, None)
+            if callable(method):
+                method(batch_id)
+
     def commit(self, batch_id: int) -> bool:
         """Write what changed since the last commit, atomically with ``batch_id``.
 

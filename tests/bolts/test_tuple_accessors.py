@@ -97,3 +97,14 @@ def test_a_getter_takes_a_position_or_a_field_name_as_java_does_not_both():
         t.get_string(-1)
     with pytest.raises(TypeError, match=r"Fields\('f0'\), not a str"):
         t.select("f0")
+
+
+def test_get_value_takes_a_position_from_zero_as_java_does():
+    from bolts import Fields, Tuple
+
+    t = Tuple([1, "a"], Fields("n", "s"))
+    assert t.get_value(1) == "a"
+    with pytest.raises(IndexError, match=r"Tuple.get_value\(-1\): no position -1; the tuple has 2 values"):
+        t.get_value(-1)
+    with pytest.raises(TypeError, match=r"Tuple.get_value\('s'\): a position must be an int"):
+        t.get_value("s")

@@ -295,3 +295,19 @@ def test_topology_debug_logs_every_emit_naming_bolt_task_and_stream(caplog):
     caplog.clear()
     BoltHarness(Forms()).feed([7])
     assert not [r for r in caplog.records if r.name == "squall.debug"]
+
+
+def test_a_custom_grouping_that_cannot_travel_is_refused_when_built():
+    import threading
+
+    class Locked(CustomStreamGrouping):
+        def __init__(self):
+            self.lock = threading.Lock()
+
+        def choose_tasks(self, task_id, values):
+            return [1]
+
+    b = builder()
+    b.set_bolt("e", Echo()).custom_grouping("rate", Locked())
+    with pytest.raises(TypeError, match=r"custom_grouping: the grouping of bolt 'e' \(Locked\) cannot be copied"):
+        b.create_topology()

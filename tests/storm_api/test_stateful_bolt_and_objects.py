@@ -194,3 +194,34 @@ def test_a_dataclass_in_a_bolt_attribute_comes_back_after_the_task_moves(tmp_pat
     executor.run(1, {"rate": [[0, 3], [0, 4]]})
     assert [(o.task, o.values) for o in executor.outputs.all()] == [
         (0, [1, [1]]), (1, [2, [2]]), (0, [4, [1, 3]]), (1, [6, [2, 4]])]
+
+
+class Hooks(StatefulSum):
+    """Keeps the commits its hooks saw in an attribute: stored with the very commit the hook ran for."""
+
+    def pre_prepare(self, txid):
+        self.prepared = [*getattr(self, "prepared", []), txid]
+
+
+def test_what_the_pre_commit_hooks_change_is_part_of_that_commit():
+    h = BoltHarness(Hooks(), state="memory://")
+    h.feed([1])
+    h.commit()
+    h.feed([2])
+    h.commit()
+    h.restart()
+    assert h.bolt.commits == [1, 2] and h.bolt.prepared == [1, 2]
+
+
+class KeepsRanks(StatefulSum):
+    def execute(self, input):
+        self.kv.put("last", Rank("w", input["value"], (1, 2)))
+        self.collector.emit([self.kv.get("last").count])
+
+
+def test_a_stateful_bolts_state_takes_dataclasses_and_gives_them_back_after_a_restart():
+    h = BoltHarness(KeepsRanks(), state="memory://")
+    h.feed([5])
+    h.commit()
+    h.restart()
+    assert h.bolt.kv.get("last") == Rank("w", 5, [1, 2])

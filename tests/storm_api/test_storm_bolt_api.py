@@ -118,3 +118,18 @@ def test_the_context_names_sources_targets_and_fields(outputs):
     assert sources == [["split", "default"]]
     assert targets == ["to"]  # the streams someone subscribes to
     assert fields == ["msgid", "tasks"]
+
+
+def test_task_ids_read_after_their_batch_are_the_ones_of_that_batch(tmp_path):
+    from topologies.executor.routing import RoutingTable, TaskRoutes
+
+    routes = TaskRoutes(RoutingTable.of(storm_api(tmp_path)), "events", 0)
+    routes.begin({})
+    first = [routes.targets("default", ["k1", 0, 3, m]) for m in range(4)]
+    routes.begin({("events", 0, "default", "none"): 1})  # the next batch, its shuffle one turn on
+    later = routes.targets("default", ["k1", 0, 3, 9])
+    # Ids: count 1-3, custom 4-6, events 7, none 8-9, sink 10-11, split 12-13. Split's and none's shuffles take
+    # turns 0, 1, 0, 1; custom sends value 3 to its task 3 % 3 = 0. In the next batch split starts again from its
+    # counter (absent: 0) and none from the 1 given.
+    assert [list(ids) for ids in first] == [[12, 4, 8], [13, 4, 9], [12, 4, 8], [13, 4, 9]]
+    assert later == [12, 4, 9] and len(later) == 3 and repr(later) == "[12, 4, 9]"

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bolts import Fields
+from bolts.codecs.value_codec import register_class
 from bolts.context import TopologyLayout
 from topologies.groupings import DirectGrouping, Grouping
 from topologies.topology import Topology
@@ -80,14 +81,21 @@ class RoutingTable:
         fields = self.streams[component][stream]
         targets: list[tuple[str, int]] = []
         for bolt, grouping, tasks in self.subscribers.get((component, stream), ()):
-            if isinstance(grouping, DirectGrouping):
+            kind = type(grouping)
+            if kind is DirectGrouping:
                 if direct is not None and self.layout is not None:
                     index = direct - self.layout.first_task[bolt]
                     if 0 <= index < tasks:
                         targets.append((bolt, index))
-                continue
-            targets.extend((bolt, t) for t in grouping.route(values, fields, tasks, counters,
-                                                              (component, task, stream, bolt)))
+            elif kind.route is Grouping.route:  # a turn and a choice (all but direct, partial key, custom): inlined
+                key = (component, task, stream, bolt)
+                counter = counters.get(key, 0)
+                counters[key] = counter + 1
+                for target in grouping.targets(values, fields, tasks, counter):
+                    targets.append((bolt, target))
+            else:
+                for target in grouping.route(values, fields, tasks, counters, (component, task, stream, bolt)):
+                    targets.append((bolt, target))
         return targets
 
     def task_ids(self, targets: Sequence[tuple[str, int]]) -> list[int]:
@@ -130,30 +138,95 @@ class RoutingTable:
 
 
 class TaskRoutes:
-    """One task's view of routing, for its collector: where each emission will go, in Storm's task ids.
+    """One task's view of routing, for its collector: where each emission goes, in Storm's task ids.
 
-    :meth:`begin` gives it the counters the task's batch starts with; it then
-    moves a private copy as the placement will when it routes the emissions,
-    so ``emit`` returns the tasks the tuple really goes to.
+    :meth:`begin` gives it the counters the task's batch starts with. Routing
+    an emission costs as much as the placement's own routing of it, and most
+    bolts never read what ``emit`` returns, so :meth:`targets` only records
+    the emission and returns a :class:`TaskIds` that, when first read, routes
+    the batch's emissions up to its own from those counters, as the placement
+    does. A :class:`TaskIds` kept past its batch still reads that batch's ids.
     """
 
     def __init__(self, routing: RoutingTable, component: str, task: int) -> None:
         self.routing = routing
         self.component = component
         self.task = task
-        self.counters: MutableMapping[CounterKey, int] = {}
+        self._batch = _BatchEmissions(self, {})
 
     def begin(self, counters: Mapping[CounterKey, int]) -> None:
-        """The routing counters as the task's next batch starts (read, never written)."""
-        from collections import ChainMap
+        """The routing counters as the task's next batch starts (copied: the placement moves its own)."""
+        self._batch = _BatchEmissions(self, dict(counters))
 
-        self.counters = ChainMap({}, counters)  # type: ignore[arg-type]
-
-    def targets(self, stream: str, values: Sequence[Any]) -> list[int]:
-        """The task ids an emission on ``stream`` goes to."""
-        found = self.routing.row_targets(self.counters, self.component, self.task, stream, values)
-        return self.routing.task_ids(found)
+    def targets(self, stream: str, values: Sequence[Any]) -> TaskIds:
+        """The task ids an emission on ``stream`` goes to, worked out when first read."""
+        pending = self._batch.pending
+        pending.append((stream, values))
+        return TaskIds(self._batch, len(pending) - 1)
 
     def check_direct(self, stream: str, task_id: int) -> None:
         """See :meth:`RoutingTable.check_direct`."""
         self.routing.check_direct(self.component, stream, task_id)
+
+
+class _BatchEmissions:
+    """One batch's emissions of a task, routed in order as far as a :class:`TaskIds` read asks."""
+
+    def __init__(self, routes: TaskRoutes, start: dict[CounterKey, int]) -> None:
+        self.routes = routes
+        self.counters = start
+        self.pending: list[tuple[str, Sequence[Any]] | None] = []
+        self.done: list[list[int]] = []
+
+    def ids_of(self, index: int) -> list[int]:
+        """The task ids of the ``index``-th emission."""
+        routes, routing = self.routes, self.routes.routing
+        while len(self.done) <= index:
+            at = len(self.done)
+            stream, values = self.pending[at]  # type: ignore[misc]
+            self.pending[at] = None
+            found = routing.row_targets(self.counters, routes.component, routes.task, stream, values)
+            self.done.append(routing.task_ids(found))
+        return self.done[index]
+
+
+class TaskIds(Sequence[int]):
+    """The task ids one ``emit`` went to, as a read-only list worked out on first use (see :class:`TaskRoutes`)."""
+
+    __slots__ = ("_batch", "_ids", "_index")
+
+    def __init__(self, batch: _BatchEmissions, index: int) -> None:
+        self._batch: _BatchEmissions | None = batch
+        self._index = index
+        self._ids: list[int] = []
+
+    def resolve(self) -> list[int]:
+        """The ids, as a list."""
+        if self._batch is not None:
+            self._ids, self._batch = self._batch.ids_of(self._index), None
+        return self._ids
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.resolve()[i]
+
+    def __len__(self) -> int:
+        return len(self.resolve())
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.resolve())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TaskIds):
+            return self.resolve() == other.resolve()
+        return self.resolve() == other if isinstance(other, list) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # a list, as Storm's List<Integer>
+
+    def __repr__(self) -> str:
+        return repr(self.resolve())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return list, (self.resolve(),)  # pickled as the plain list
+
+
+register_class(TaskIds, list, list)  # sent or stored, the ids are a plain list (read on the other side as one)

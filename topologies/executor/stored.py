@@ -197,6 +197,9 @@ def commit_task(task: BoltTask, fields: InstanceFields, store: TaskStore, batch_
     failure writes nothing and leaves nothing staged for a later commit. The
     executors and :class:`~topologies.testing.BoltHarness` commit through it.
     """
+    before = getattr(task, "before_commit", None)
+    if callable(before):  # the bolt's pre-commit hooks, whose attribute changes belong to this commit
+        before(batch_id)
     try:
         store.stage(*fields.writes())
         if extra:
