@@ -41,7 +41,7 @@ class BaseBolt:
         """Declare output streams with ``declarer.declare(Fields(...))``; the default declares none."""
 
     def get_component_configuration(self) -> dict[str, Any]:
-        """Per-component configuration merged into ``conf`` at ``prepare``."""
+        """Per-component configuration merged into ``conf`` at ``prepare`` (None, as Storm's null, means none)."""
         return {}
 
     def with_error_stream(self, stream_id: str) -> Self:

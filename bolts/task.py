@@ -65,7 +65,7 @@ class BoltTask(ABC):
             output_streams, sink, self.component, direct_streams=direct(self.component) if direct else frozenset(),
             routes=self.routes, error_stream=getattr(self.bolt, "error_stream", None), task_index=self.task_index,
         )
-        merged = {**conf, **self.bolt.get_component_configuration()}
+        merged = {**conf, **(self.bolt.get_component_configuration() or {})}  # None: none, as Storm's null
         self.collector.debug = bool(merged.get("topology.debug", False))
         context = TopologyContext(
             self.component, self.task_index, self.parallelism, self.input_streams, output_streams, self.layout
@@ -181,7 +181,7 @@ class PlainBoltTask(BoltTask):
 
         ``ValueError`` naming the bolt when the frequency is not a positive number.
         """
-        merged = {**conf, **self.bolt.get_component_configuration()}
+        merged = {**conf, **(self.bolt.get_component_configuration() or {})}
         interval = tick_interval_ms(merged, f"bolt {self.component!r}")
         if interval is not None:
             self.timers = TickSchedule(interval, self.now + interval, merged[TICK_FREQ_KEY])

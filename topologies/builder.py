@@ -225,6 +225,8 @@ class TopologyBuilder:
 def _check_ticks(bolt_id: str, bolt: BaseBolt) -> None:
     """A bolt's own tick frequency must be a positive number, and only a plain bolt takes tick tuples."""
     conf = bolt.get_component_configuration()
+    if conf is None:  # Storm's null: no configuration of its own
+        return
     if not isinstance(conf, dict):
         msg = f"get_component_configuration: bolt {bolt_id!r} must return a dict; got {conf!r:.200} instead"
         raise TypeError(msg)

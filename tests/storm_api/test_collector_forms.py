@@ -311,3 +311,13 @@ def test_a_custom_grouping_that_cannot_travel_is_refused_when_built():
     b.set_bolt("e", Echo()).custom_grouping("rate", Locked())
     with pytest.raises(TypeError, match=r"custom_grouping: the grouping of bolt 'e' \(Locked\) cannot be copied"):
         b.create_topology()
+
+
+def test_a_component_configuration_of_none_means_none_as_storms_null(tmp_path):
+    class NoConf(Echo):
+        def get_component_configuration(self):
+            return None
+
+    b = builder()
+    b.set_bolt("e", NoConf()).shuffle_grouping("rate")
+    assert [o.values for o in run_driver(b.create_topology(), tmp_path)] == [[1], [2]]

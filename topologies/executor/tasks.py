@@ -17,6 +17,7 @@ from bolts.collector import EmitRoutes
 from bolts.context import TopologyLayout
 from bolts.instance_fields import InstanceFields
 from bolts.task_input import TaskInput, collector_paused
+from topologies.executor.routing import TaskIds
 from topologies.executor.wire import Emission
 
 
@@ -27,8 +28,15 @@ class EmitBuffer:
         self.items: list[Emission] = []
 
     def __call__(self, stream: str, values: list[Any], task_id: int | None = None) -> None:
-        """Keep one emitted tuple (with its target's task id when it was emitted direct)."""
-        self.items.append((stream, list(values)) if task_id is None else (stream, list(values), task_id))
+        """Keep one emitted tuple (with its target's task id when it was emitted direct).
+
+        Task ids an earlier ``emit`` returned, emitted as a value, are kept as
+        the plain list they are, as every other process reads them.
+        """
+        kept = list(values)
+        if TaskIds in map(type, kept):
+            kept = [list(v) if type(v) is TaskIds else v for v in kept]
+        self.items.append((stream, kept) if task_id is None else (stream, kept, task_id))
 
     def take(self) -> list[Emission]:
         """The emissions since the last call, in order."""
