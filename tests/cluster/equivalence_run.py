@@ -30,9 +30,12 @@ def main() -> None:
     from topologies import SparkRunner
     from topologies.sinks import TableSink
 
-    # Without delay scheduling a stage's tasks go to whichever executor is free; with it (3 s by default) a
-    # task waits for the executor holding its input, so the probe's tasks would keep to one executor.
-    spark = session(args["master"], {"spark.locality.wait": "0"})
+    # A task should go to whichever executor is free, so tasks move between executors from batch to batch. Two
+    # settings keep a task to the executor holding its input: delay scheduling (spark.locality.wait, 3 s by
+    # default) and, for a stage after a shuffle, the reduce tasks' preference for the executor holding most of
+    # their map output (spark.shuffle.reduceLocality.enabled); with the second alone the probe's two tasks each
+    # kept to one executor for a whole run.
+    spark = session(args["master"], {"spark.locality.wait": "0", "spark.shuffle.reduceLocality.enabled": "false"})
     result: dict[str, list] = {case.name: [] for case in CASES}
     for run in range(args["runs"]):
         probe = Path(args["probe"]) / str(run)

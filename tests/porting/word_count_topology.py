@@ -5,8 +5,7 @@
 # The structure, class names and method order are the Java file's; the changes are spelling, except:
 # - SplitSentence is a ShellBolt running splitsentence.py ("python3") in Storm; here the Python splitter is the bolt
 #   itself, a BaseBasicBolt whose execute is the script's process() (squall runs Python bolts; it has no ShellBolt),
-#   with the Java class's declareOutputFields. Its getComponentConfiguration returns {} where Java's returns null
-#   (squall merges the returned map into the conf, and a None cannot be merged).
+#   with the Java class's declareOutputFields.
 # - RandomSentenceSpout (spout/RandomSentenceSpout.java, a random sentence every 100 ms) is the file spout of
 #   tests/porting/spout.py: the sentences it would emit are written to files beforehand (RandomSentenceSpout.emit).
 # - ConfigurableTopology is tests/porting/configurable_topology.py, whose submit() runs the topology on Spark (a
@@ -82,6 +81,6 @@ class WordCountTopology(ConfigurableTopology):
             """One field, ``word``."""
             declarer.declare(Fields("word"))
 
-        def get_component_configuration(self) -> dict[str, Any]:
-            """No configuration of its own (Java's returns null: see the header)."""
-            return {}
+        def get_component_configuration(self) -> dict[str, Any] | None:
+            """No configuration of its own."""
+            return None
