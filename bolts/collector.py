@@ -133,6 +133,7 @@ class OutputCollector:
             values = args[0]
             fields = self.streams.get(DEFAULT_STREAM)
             if type(values) is list and fields is not None and len(values) == len(fields) and not self.direct_streams:
+                values = values[:]  # as emitted: the bolt may change its list afterwards
                 self.sink(DEFAULT_STREAM, values)
                 return [] if self.routes is None else self.routes.targets(DEFAULT_STREAM, values)
         stream, values = self._parse("emit", args, stream)
@@ -195,7 +196,10 @@ class OutputCollector:
             raise TypeError(msg)
         reason = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
         if self.error_stream is not None and self.streams.get(self.error_stream) == Fields(ERROR_FIELDS):
-            self._send(self.error_stream, [None, self.component, reason])
+            values = [None, self.component, reason]
+            if self.routes is not None:  # it takes a turn on the error stream as an emit does
+                self.routes.targets(self.error_stream, values)
+            self._send(self.error_stream, values)
             return
         LOG.error("bolt %r task %d reported an error: %s", self.component, self.task_index, reason)
 
@@ -248,14 +252,15 @@ class OutputCollector:
             (values,) = args
             stream = named
         else:
-            msg = f"{method}: expects (values), (stream, values), (anchor(s), values) or (stream, anchor(s), values)"
+            msg = (f"{method}: {self._who()} gave {len(args)} arguments; expects (values), (stream, values), "
+                   "(anchor(s), values) or (stream, anchor(s), values)")
             raise TypeError(msg)
         if named is not None and stream != named:
-            msg = f"{method}: stream given twice, as {stream!r} and stream={named!r}"
+            msg = f"{method}: {self._who()} gave the stream twice, as {stream!r} and stream={named!r}"
             raise TypeError(msg)
         stream = DEFAULT_STREAM if stream is None else stream
         if not isinstance(stream, str):
-            msg = f"{method}: `stream` must be a str; got {stream!r} instead"
+            msg = f"{method}: `stream` must be a str; {self._who()} gave {stream!r}"
             raise TypeError(msg)
         return stream, values
 
@@ -273,7 +278,8 @@ class OutputCollector:
 
     def _checked(self, method: str, stream: str, values: Any) -> list[Any]:
         if isinstance(values, str | bytes) or not isinstance(values, Sequence):
-            msg = f"{method}: `values` must be a list or tuple of field values; got {_SHORT.repr(values)} instead"
+            msg = (f"{method}: `values` must be a list or tuple of field values; {self._who()} gave "
+                   f"{_SHORT.repr(values)}")
             raise TypeError(msg)
         fields = self.streams.get(stream)
         if fields is None:
@@ -285,8 +291,8 @@ class OutputCollector:
             raise ValueError(msg)
         if len(values) != len(fields):
             msg = (
-                f"{method}: stream {stream!r} has fields {fields.to_list()} but {len(values)} values "
-                f"were emitted: {list(values)!r}"
+                f"{method}: stream {stream!r} has fields {fields.to_list()} but {self._who()} emitted "
+                f"{len(values)} values: {_SHORT.repr(list(values))}"
             )
             raise ValueError(msg)
         return list(values)

@@ -181,8 +181,11 @@ class PlainBoltTask(BoltTask):
 
         ``ValueError`` naming the bolt when the frequency is not a positive number.
         """
-        merged = {**conf, **(self.bolt.get_component_configuration() or {})}
-        interval = tick_interval_ms(merged, f"bolt {self.component!r}")
+        own = self.bolt.get_component_configuration() or {}
+        merged = {**conf, **own}
+        who = f"bolt {self.component!r}"
+        who = who if TICK_FREQ_KEY in own else f"the topology's conf (for {who})"
+        interval = tick_interval_ms(merged, who)
         if interval is not None:
             self.timers = TickSchedule(interval, self.now + interval, merged[TICK_FREQ_KEY])
         self.prepare_bolt(conf, sink, self.output_streams)

@@ -104,7 +104,9 @@ class BoltDeclarer:
                 f"(with prepare and choose_tasks); got {grouping!r:.200} instead"
             )
             raise TypeError(msg)
-        return self._add("custom_grouping", component, stream_id, CustomGrouping(grouping, self.bolt_id))
+        # Its own copy, as Storm gives each subscription its own grouper: prepare() is per subscription.
+        return self._add("custom_grouping", component, stream_id, CustomGrouping(_copied(grouping, self.bolt_id),
+                                                                                 self.bolt_id))
 
     def global_grouping(self, component: str, stream_id: str = DEFAULT_STREAM) -> BoltDeclarer:
         """Send every tuple to the bolt's task with the lowest index (task 0)."""
@@ -214,7 +216,6 @@ class TopologyBuilder:
         for (component, stream), subs in subscribers.items():
             for _, grouping in subs:
                 if isinstance(grouping, CustomGrouping):
-                    _check_grouping_copyable(grouping)
                     grouping.bind(layout, component, stream)
         return Topology(
             spouts=dict(self._spouts), bolts=bolts, order=order, streams=streams,
@@ -240,15 +241,15 @@ def _check_ticks(bolt_id: str, bolt: BaseBolt) -> None:
         raise ValueError(msg)
 
 
-def _check_grouping_copyable(grouping: CustomGrouping) -> None:
-    """A custom grouping travels to every process that routes its stream: it must copy (and pickle) as a bolt does."""
+def _copied(grouping: CustomStreamGrouping, bolt_id: str) -> CustomStreamGrouping:
+    """A copy of a custom grouping; one that cannot be copied could not travel to the processes routing its stream."""
     try:
-        copy.deepcopy(grouping.grouping)
+        return copy.deepcopy(grouping)
     except Exception as err:  # deepcopy raises TypeError, PicklingError, or whatever a __reduce__ raises
         msg = (
-            f"custom_grouping: the grouping of bolt {grouping.bolt!r} ({type(grouping.grouping).__name__}) cannot be "
-            f"copied, and each process routing the stream needs its own: {type(err).__name__}: {err}; build locks, "
-            "clients and other resources in prepare(), not __init__"
+            f"custom_grouping: the grouping of bolt {bolt_id!r} ({type(grouping).__name__}) cannot be copied, and "
+            f"each process routing the stream needs its own: {type(err).__name__}: {err}; build locks, clients and "
+            "other resources in prepare(), not __init__"
         )
         raise TypeError(msg) from err
 

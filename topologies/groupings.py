@@ -20,6 +20,7 @@ from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bolts.codecs.value_codec import class_name, pack_value
 from bolts.context import TopologyContext, TopologyLayout
 from bolts.tuples import DEFAULT_STREAM, Fields
 
@@ -131,7 +132,7 @@ class PartialKeyGrouping(Grouping):
 
     def candidates(self, key: Sequence[Any], n: int) -> tuple[int, int]:
         """The two tasks ``key`` may go to (equal when ``n`` is 1 or the hashes collide)."""
-        digest = hashlib.blake2b(repr(tuple(key)).encode("utf-8"), digest_size=16).digest()
+        digest = hashlib.blake2b(key_text(key).encode("utf-8"), digest_size=16).digest()
         return int.from_bytes(digest[:8], "big") % n, int.from_bytes(digest[8:], "big") % n
 
     def _choose(self, values: Sequence[Any], fields: Fields, loads: list[int]) -> int:
@@ -333,7 +334,20 @@ class FieldsGrouping(Grouping):
 
 def fields_task(key: Sequence[Any], n: int) -> int:
     """The task of a fields grouping for the grouped values ``key``: a stable hash modulo ``n``."""
-    return zlib.crc32(repr(tuple(key)).encode("utf-8")) % n
+    return zlib.crc32(key_text(key).encode("utf-8")) % n
+
+
+def key_text(key: Sequence[Any]) -> str:
+    """What a grouping hashes for ``key``: its ``repr``, the same in every process.
+
+    A value whose class keeps ``object``'s ``repr`` (an address, different in
+    each process) is replaced by its class and its encoding as it travels
+    (a registered class), so equal keys go to the same task everywhere.
+    """
+    if all(type(v).__repr__ is not object.__repr__ for v in key):
+        return repr(tuple(key))
+    return repr(tuple(v if type(v).__repr__ is not object.__repr__ else (class_name(type(v)), pack_value(v).hex())
+                      for v in key))
 
 
 @dataclass(frozen=True)

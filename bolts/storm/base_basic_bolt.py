@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from bolts.base_bolt import BaseBolt
-from bolts.collector import OutputCollector
+from bolts.collector import LOG, OutputCollector
 from bolts.context import TopologyContext
 from bolts.errors import TupleError
 from bolts.task import PlainBoltTask, TaskObserver
@@ -105,6 +105,9 @@ class BasicBoltTask(PlainBoltTask):
         except FailedException as error:
             if isinstance(error, ReportedFailedException):
                 self.basic.out.report_error(error)
+                if self.basic.out.error_stream is not None:  # that tuple fails with its batch: the log keeps it
+                    LOG.error("bolt %r task %d reported an error: %s: %s", self.component, self.task_index,
+                              type(error).__name__, error)
             self.basic.out.fail(tup)
             try:
                 self.basic.out.raise_if_failed()

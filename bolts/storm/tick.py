@@ -18,13 +18,16 @@ TICK_FIELDS = Fields("rate_secs")
 def tick_interval_ms(conf: dict[str, Any], who: str) -> int | None:
     """The tick interval a bolt's merged configuration asks for, in ms (None when it asks for none).
 
-    ``ValueError`` naming ``who`` and the value unless it is a positive,
-    finite number of seconds (an int or a float; a bool is refused).
+    ``TypeError`` naming ``who`` and the value unless it is an int or a float
+    (a bool is refused), ``ValueError`` unless it is positive and finite.
     """
     value = conf.get(TICK_FREQ_KEY)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        msg = f"{TICK_FREQ_KEY}: {who} asks for tick tuples every {value!r} seconds; give a number of seconds"
+        raise TypeError(msg)
+    if not 0 < value < math.inf:
         msg = f"{TICK_FREQ_KEY}: {who} asks for tick tuples every {value!r} seconds; give a positive number of seconds"
         raise ValueError(msg)
     return max(1, round(value * 1000))

@@ -75,8 +75,8 @@ class BadEmitter(BaseBolt):
     [
         (BadEmitter([1], "nope"), ValueError,
          "emit: stream 'nope' is not declared by bolt; declared streams are: default"),
-        (BadEmitter([1, 2]), ValueError, "emit: stream 'default' has fields ['a'] but 2 values were emitted"),
-        (BadEmitter("ab"), TypeError, "emit: `values` must be a list or tuple of field values; got 'ab' instead"),
+        (BadEmitter([1, 2]), ValueError, "emit: stream 'default' has fields ['a'] but bolt 'bolt' emitted 2 values"),
+        (BadEmitter("ab"), TypeError, "emit: `values` must be a list or tuple of field values; bolt 'bolt' gave 'ab'"),
     ],
 )
 def test_bad_emits_are_refused(bolt, error, message):

@@ -60,7 +60,7 @@ class Bad(BaseRichBolt):
 
 @pytest.mark.parametrize(("action", "error", "match"), [
     (lambda c, t: c.emit("nope", [1]), ValueError, r"emit: stream 'nope' is not declared by bolt"),
-    (lambda c, t: c.emit([1, 2]), ValueError, r"has fields \['value'\] but 2 values"),
+    (lambda c, t: c.emit([1, 2]), ValueError, r"has fields \['value'\] but bolt 'bolt' emitted 2 values"),
     (lambda c, t: c.emit("to", [1]), ValueError, r"emit: stream 'to' of bolt 'bolt' is declared direct"),
     (lambda c, t: c.emit_direct(1, [1]), ValueError,
      r"emit_direct: stream 'default' of bolt 'bolt' is not declared direct"),
@@ -68,8 +68,8 @@ class Bad(BaseRichBolt):
     (lambda c, t: c.emit([1, 2], [1]), TypeError,
      r"emit: anchors must be an input Tuple or a list of them; bolt 'bolt' passed \[1, 2\]"),
     (lambda c, t: c.emit("s", "x", [1]), TypeError, r"anchors must be"),
-    (lambda c, t: c.emit(), TypeError, r"emit: expects \(values\)"),
-    (lambda c, t: c.emit("default", [1], stream="s"), TypeError, r"stream given twice"),
+    (lambda c, t: c.emit(), TypeError, r"emit: bolt 'bolt' gave 0 arguments; expects \(values\)"),
+    (lambda c, t: c.emit("default", [1], stream="s"), TypeError, r"bolt 'bolt' gave the stream twice"),
     (lambda c, t: c.ack([1]), TypeError, r"ack: expects an input Tuple; bolt 'bolt' passed \[1\]"),
     (lambda c, t: c.fail(None), TypeError, r"fail: expects an input Tuple"),
     (lambda c, t: c.report_error(42), TypeError, r"report_error: `error` must be an exception or a str; got 42"),
@@ -308,9 +308,24 @@ def test_a_custom_grouping_that_cannot_travel_is_refused_when_built():
             return [1]
 
     b = builder()
-    b.set_bolt("e", Echo()).custom_grouping("rate", Locked())
     with pytest.raises(TypeError, match=r"custom_grouping: the grouping of bolt 'e' \(Locked\) cannot be copied"):
-        b.create_topology()
+        b.set_bolt("e", Echo()).custom_grouping("rate", Locked())
+
+
+def test_one_custom_grouping_given_to_two_subscriptions_is_prepared_for_each(tmp_path):
+    class First(CustomStreamGrouping):
+        def prepare(self, context, stream, target_tasks):
+            self.targets = target_tasks
+
+        def choose_tasks(self, task_id, values):
+            return [self.targets[0]]
+
+    g = First()
+    b = builder()
+    b.set_bolt("x", Echo(), 2).custom_grouping("rate", g)
+    b.set_bolt("y", Echo(), 2).custom_grouping("rate", g)
+    assert sorted((o.component, o.task) for o in run_driver(b.create_topology(), tmp_path)) == \
+        [("x", 0), ("x", 0), ("y", 0), ("y", 0)]
 
 
 def test_a_component_configuration_of_none_means_none_as_storms_null(tmp_path):

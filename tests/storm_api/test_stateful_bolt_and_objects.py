@@ -225,3 +225,28 @@ def test_a_stateful_bolts_state_takes_dataclasses_and_gives_them_back_after_a_re
     h.commit()
     h.restart()
     assert h.bolt.kv.get("last") == Rank("w", 5, [1, 2])
+
+
+class EmitsInHooks(StatefulSum):
+    def pre_commit(self, txid):
+        self.collector.emit([-txid])
+
+
+@pytest.mark.parametrize("placement", ["driver", "distributed"])
+def test_what_a_pre_commit_hook_emits_goes_out_with_its_batch(placement, tmp_path):
+    name = f"hk-{uuid.uuid4().hex[:6]}"
+    url = f"memory://{name}"
+    times = iter(range(10_000, 10**9, 1_000))
+    clock = BatchClock(tmp_path / "clock", lambda: next(times))
+    b = TopologyBuilder()
+    b.set_spout("rate", RateSpout(rows_per_second=1))
+    b.set_bolt("sum", EmitsInHooks()).shuffle_grouping("rate")
+    topology = b.create_topology()
+    if placement == "driver":
+        executor = DriverExecutor(topology, {}, clock, OutputLog(None), backend=worker._backend(url), name=name)
+    else:
+        executor = DistributedExecutor(topology, {}, clock, OutputLog(None), worker._backend(url), name, None, url,
+                                       engine=LocalStages(fresh_tasks=True))
+    executor.run(0, {"rate": [[0, 1], [0, 2]]})
+    executor.run(1, {"rate": [[0, 3]]})
+    assert [o.values[0] for o in executor.outputs.all()] == [1, 3, 0, 6, -1]

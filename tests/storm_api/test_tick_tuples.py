@@ -68,15 +68,26 @@ def test_a_fractional_frequency_and_a_topology_wide_one():
     assert len(h.emitted) == 3
 
 
-@pytest.mark.parametrize("bad", [0, -1, "5", True, float("nan"), float("inf"), [1]])
-def test_a_tick_frequency_that_is_not_a_positive_number_is_refused_naming_the_bolt(bad):
+@pytest.mark.parametrize(("bad", "error"), [(0, ValueError), (-1, ValueError), (float("nan"), ValueError),
+                                            (float("inf"), ValueError), ("5", TypeError), (True, TypeError),
+                                            ([1], TypeError)])
+def test_a_tick_frequency_that_is_not_a_positive_number_is_refused_naming_the_bolt(bad, error):
     b = TopologyBuilder()
     b.set_spout("rate", RateSpout(rows_per_second=1))
     b.set_bolt("ticker", Ticking(bad)).shuffle_grouping("rate")
-    with pytest.raises(ValueError, match=r"topology.tick.tuple.freq.secs: bolt 'ticker' asks for tick tuples every "):
+    with pytest.raises(error, match=r"topology.tick.tuple.freq.secs: bolt 'ticker' asks for tick tuples every "):
         b.create_topology()
-    with pytest.raises(ValueError, match=r"bolt 'bolt' asks for tick tuples every"):
+    with pytest.raises(error, match=r"bolt 'bolt' asks for tick tuples every"):
         BoltHarness(Ticking(bad))
+
+
+def test_a_bad_topology_wide_frequency_is_named_as_the_topologys():
+    class Plain(Ticking):
+        def get_component_configuration(self):
+            return None
+
+    with pytest.raises(ValueError, match=r"the topology's conf \(for bolt 'bolt'\) asks for tick tuples every -2"):
+        BoltHarness(Plain(), conf={"topology.tick.tuple.freq.secs": -2})
 
 
 def test_a_windowed_bolt_asking_for_ticks_is_refused():

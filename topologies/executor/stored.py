@@ -179,27 +179,37 @@ def run_stored(
     task, emitted = built.task, built.sink.items
     emitted.clear()
     run_task(task, batch, now_ms, watermark, event_times, after_flush)
+    before_commit(task, batch_id)  # what its hooks emit or fail belongs to this batch
     out = list(emitted)
     emitted.clear()
     done = figures() if figures is not None else (0, 0)
     extra = {OUTPUTS_KEY: encode_emissions(out, task.component, task.task_index), FIGURES_KEY: pack_value(list(done))}
-    if not commit_task(task, built.fields, store, batch_id, extra):
+    if not commit_task(task, built.fields, store, batch_id, extra, hooks=False):
         # another attempt of this batch committed first: its outputs stand
         return store.committed_outputs(), False, store.committed_figures()
     return out, True, done
 
 
+def before_commit(task: BoltTask, batch_id: int) -> None:
+    """The bolt's pre-commit hooks (stateful bolts), then a tuple they failed fails the batch."""
+    hooks = getattr(task, "before_commit", None)
+    if callable(hooks):
+        hooks(batch_id)
+        task.check_failed()
+
+
 def commit_task(task: BoltTask, fields: InstanceFields, store: TaskStore, batch_id: int,
-                extra: Mapping[bytes, bytes] | None = None) -> bool:
+                extra: Mapping[bytes, bytes] | None = None, hooks: bool = True) -> bool:
     """Commit ``task`` with ``batch_id``: its own state, its bolt's changed attributes and ``extra``, atomically.
 
     False when the store holds ``batch_id`` already (nothing written). A
     failure writes nothing and leaves nothing staged for a later commit. The
     executors and :class:`~topologies.testing.BoltHarness` commit through it.
+    ``hooks``: run the bolt's pre-commit hooks first (:func:`before_commit`;
+    the executors run them before they take the batch's emissions).
     """
-    before = getattr(task, "before_commit", None)
-    if callable(before):  # the bolt's pre-commit hooks, whose attribute changes belong to this commit
-        before(batch_id)
+    if hooks:  # their attribute changes belong to this commit
+        before_commit(task, batch_id)
     try:
         store.stage(*fields.writes())
         if extra:
