@@ -9,12 +9,13 @@ from bolts.base_bolt import BaseBolt
 from bolts.codecs.value_codec import pack_value, unpack_value
 from bolts.codecs.window_state_codec import USER_PREFIX
 from bolts.collector import EmitSink
+from bolts.storm.base_stateful_windowed_bolt import StateHooks
 from bolts.storm.stateful_windowed_bolt_executor import StateWrites
 from bolts.task import TASK_KEY, PlainBoltTask, TaskObserver
 from state_backends import KeyValueState
 
 
-class BaseStatefulBolt(BaseBolt):
+class BaseStatefulBolt(StateHooks, BaseBolt):
     """A plain bolt with user state: override ``init_state(state)``, ``execute(input)`` and the outputs.
 
     ``init_state(state)`` is called after ``prepare`` and before any tuple, with
@@ -30,21 +31,6 @@ class BaseStatefulBolt(BaseBolt):
     (``txid`` is the batch id); ``pre_rollback()`` is never called: a batch that
     fails is not rolled back in place, its task is rebuilt from the store.
     """
-
-    stores_task_state = True
-
-    def init_state(self, state: KeyValueState) -> None:
-        """Receive the state; the default keeps it as ``self.state``."""
-        self.state = state
-
-    def pre_prepare(self, txid: int) -> None:
-        """Called before the state of batch ``txid`` is written."""
-
-    def pre_commit(self, txid: int) -> None:
-        """Called before the state of batch ``txid`` is committed."""
-
-    def pre_rollback(self) -> None:
-        """Storm's rollback hook; never called here (see the class docstring)."""
 
     def create_task(
         self, *, component: str, input_streams: Iterable[tuple[str, str]], start_time_ms: int = 0,

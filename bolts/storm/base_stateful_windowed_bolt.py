@@ -8,7 +8,26 @@ from bolts.event_time_options import require_type
 from bolts.storm.base_windowed_bolt import BaseWindowedBolt
 
 
-class BaseStatefulWindowedBolt(BaseWindowedBolt):
+class StateHooks:
+    """What Storm's stateful bolts share: ``init_state`` and the commit hooks (mixed into both bases)."""
+
+    stores_task_state = True
+
+    def init_state(self, state: Any) -> None:
+        """Receive the user state (``KeyValueState``); the default keeps it as ``self.state``."""
+        self.state = state
+
+    def pre_prepare(self, txid: int) -> None:
+        """Called before the state of batch ``txid`` is gathered for its commit."""
+
+    def pre_commit(self, txid: int) -> None:
+        """Called after :meth:`pre_prepare`, before the state of batch ``txid`` is committed."""
+
+    def pre_rollback(self) -> None:
+        """Storm's rollback hook; never called: a failed batch's task is rebuilt from the store instead."""
+
+
+class BaseStatefulWindowedBolt(StateHooks, BaseWindowedBolt):
     """A windowed bolt with user state and recoverable windows.
 
     ``init_state(state)`` is called once, before any tuple, with the user state as
@@ -26,21 +45,6 @@ class BaseStatefulWindowedBolt(BaseWindowedBolt):
       the user state are saved to the state backend at every commit, writing only
       what changed; the source need not replay anything but the uncommitted batch.
     """
-
-    stores_task_state = True
-
-    def init_state(self, state: Any) -> None:
-        """Receive the user state (``KeyValueState``); the default keeps it as ``self.state``."""
-        self.state = state
-
-    def pre_prepare(self, txid: int) -> None:
-        """Called before the state of batch ``txid`` is gathered for its commit."""
-
-    def pre_commit(self, txid: int) -> None:
-        """Called after :meth:`pre_prepare`, before the state of batch ``txid`` is committed."""
-
-    def pre_rollback(self) -> None:
-        """Storm's rollback hook; never called: a failed batch's task is rebuilt from the store instead."""
 
     def with_message_id_field(self, field_name: str) -> Self:
         """Recover windows from message ids in ``field_name`` (an increasing int per input stream)."""
