@@ -16,7 +16,7 @@ import statistics
 import time
 from collections.abc import Callable, Iterable, Mapping
 
-from bolts import BaseStatefulWindowedBolt, Fields, StatefulWindowedBoltExecutor, Tuple, WindowStore
+from bolts import BaseStatefulWindowedBolt, Fields, StoredWindowedBoltTask, TaskOptions, Tuple, WindowStore
 from windowing import Count
 
 NEW_PER_BATCH = 10_000
@@ -53,7 +53,7 @@ class Sum(BaseStatefulWindowedBolt):
 def measure(make_store: Callable[[str], WindowStore], size: int, batches: int) -> tuple[float, float]:
     store = CountingStore(make_store(f"bench-{size}"))
     bolt = Sum().with_window(Count(size), Count(NEW_PER_BATCH)).with_persistence()
-    task = StatefulWindowedBoltExecutor(bolt, store=store, component="sum", input_streams=[("spout", "default")])
+    task = StoredWindowedBoltTask(bolt, TaskOptions("sum", (("spout", "default"),), store=store))
     task.prepare({}, lambda stream, values: None)
     seq = 0
     fill = max(1, size // NEW_PER_BATCH)

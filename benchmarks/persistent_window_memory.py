@@ -17,7 +17,7 @@ import subprocess
 import time
 import tracemalloc
 
-from bolts import BaseStatefulWindowedBolt, Fields, StatefulWindowedBoltExecutor, Tuple
+from bolts import BaseStatefulWindowedBolt, Fields, StoredWindowedBoltTask, TaskOptions, Tuple
 from state_backends import open_backend
 from windowing import Count, Event
 
@@ -56,7 +56,7 @@ def run(url: str, window: int, in_memory: int, batches_after_full: int) -> tuple
     bolt = Total().with_window(Count(window), Count(window // 10)).with_persistence()
     bolt = bolt.with_max_events_in_memory(in_memory)
     outputs: list[list[int]] = []
-    task = StatefulWindowedBoltExecutor(bolt, store=store, component="total", input_streams=[("spout", "default")])
+    task = StoredWindowedBoltTask(bolt, TaskOptions("total", (("spout", "default"),), store=store))
     task.prepare({}, lambda stream, values: outputs.append(values))
     seq = 0
     full = window // PER_BATCH

@@ -13,7 +13,7 @@ import argparse
 import gc
 import time
 
-from bolts import BaseWindowedBolt, Fields, Tuple, WindowedBoltExecutor
+from bolts import BaseWindowedBolt, Fields, TaskOptions, Tuple, WindowedBoltTask
 from windowing import Count, Duration
 
 SLIDE = 10  # tuples per slide for count windows, milliseconds per slide for time windows (1 tuple per ms)
@@ -34,7 +34,7 @@ def configure(kind: str, ratio: int) -> BaseWindowedBolt:
 
 
 def run(kind: str, ratio: int, timed: int) -> float:
-    executor = WindowedBoltExecutor(configure(kind, ratio), component="bench", input_streams=[("spout", "default")])
+    executor = WindowedBoltTask(configure(kind, ratio), TaskOptions("bench", (("spout", "default"),)))
     executor.prepare({}, lambda stream, values: None)
     warm = SLIDE * ratio * 2
     tuples = [Tuple((i, i), FIELDS, "default", "spout") for i in range(warm + timed)]

@@ -5,8 +5,8 @@ Workload as ``benchmarks/race.py``, without Spark: N events (default 400,000) of
 key to 2 tasks; sliding event-time windows of 10 s every 5 s, lag 5 s, the
 watermark emitted at every batch end; the bolt sums ``window.get()`` per key.
 Each task runs as the driver runs it (``advance_to``, the batch's tuples,
-``end_batch``), in memory (``WindowedBoltExecutor``) and stored
-(``StatefulWindowedBoltExecutor`` with a memory backend and a commit per batch,
+``end_batch``), in memory (``WindowedBoltTask``) and stored
+(``StoredWindowedBoltTask`` with a memory backend and a commit per batch,
 as driver mode runs it). Prints, per path, the seconds spent adding tuples
 (``ingest``: ``execute`` of each or ``execute_batch``), firing windows and
 running the bolt (``windows``: ``end_batch`` and ``close``) and committing; the
@@ -30,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.race import CLOCK_STEP, DISORDER, LAG, LENGTH, SLIDE, StormKeyedSum, storm_bolt
-from bolts import Fields, make_task
+from bolts import Fields, TaskOptions, make_task
 from bolts.task_input import TaskInput
 from state_backends.memory import MemoryBackend
 
@@ -74,9 +74,8 @@ def run(batches: list[list[TaskInput]], batched: bool, stored: bool,
     tasks = []
     for i in range(TASKS):
         store = MemoryBackend().namespace(f"sum/{i}") if stored else None
-        task = make_task(bolt(), component="sum", input_streams=[("events", "default")], start_time_ms=0,
-                         task_index=i, parallelism=TASKS, observer=observer, store=store, persist_windows=stored,
-                         watermark_at_batch_end=True)
+        task = make_task(bolt(), TaskOptions("sum", (("events", "default"),), i, TASKS, 0, store,
+                                             observer, watermark_at_batch_end=True))
         task.prepare({}, lambda stream, values, out=emitted[i]: out.append(values))
         tasks.append(task)
     seconds = {"ingest": 0.0, "windows": 0.0, "commit": 0.0}

@@ -1,4 +1,4 @@
-"""Bolts: the plain bolt, Storm's windowed bolts, and the executor that runs a windowed bolt task."""
+"""Bolts: the plain bolt, Storm's windowed bolts, ready-made bolts, and the tasks that run one instance of each."""
 
 from bolts.aggregate.task import AggregateTask
 from bolts.aggregate.windowed_aggregate_bolt import WindowedAggregateBolt
@@ -13,11 +13,11 @@ from bolts.storm.base_stateful_bolt import BaseStatefulBolt
 from bolts.storm.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
 from bolts.storm.base_windowed_bolt import BaseWindowedBolt
 from bolts.storm.join_bolt import JoinBolt
-from bolts.storm.stateful_windowed_bolt_executor import StatefulWindowedBoltExecutor
+from bolts.storm.stored_windowed_bolt_task import StoredWindowedBoltTask
 from bolts.storm.tick import TupleUtils
 from bolts.storm.window_config import WindowConfig
-from bolts.storm.windowed_bolt_executor import WindowedBoltExecutor
-from bolts.task import BoltTask, PlainBoltTask
+from bolts.storm.windowed_bolt_task import WindowedBoltTask
+from bolts.task import BoltTask, PlainBoltTask, TaskOptions
 from bolts.task_factory import make_task
 from bolts.task_store import WindowStore
 from bolts.tuples import DEFAULT_STREAM, Fields, Tuple
@@ -42,7 +42,8 @@ __all__ = [
     "OutputFieldsDeclarer",
     "PlainBoltTask",
     "ReportedFailedException",
-    "StatefulWindowedBoltExecutor",
+    "StoredWindowedBoltTask",
+    "TaskOptions",
     "TopologyContext",
     "TopologyLayout",
     "Tuple",
@@ -52,7 +53,7 @@ __all__ = [
     "WindowConfig",
     "WindowStore",
     "WindowedAggregateBolt",
-    "WindowedBoltExecutor",
+    "WindowedBoltTask",
     "WindowedJoinBolt",
     "make_task",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, Self
 
 from bolts.collector import OutputCollector, OutputFieldsDeclarer
 from bolts.context import TopologyContext
@@ -18,10 +18,6 @@ class BaseBolt:
     ``with_error_stream(stream_id)`` sends the tuples the bolt rejects (a
     :class:`bolts.TupleError`) to a stream instead of failing the batch.
     """
-
-    #: Whether the bolt's tasks keep their state in a state backend, committed with every batch, wherever
-    #: they run (stateful windowed bolts, windowed aggregations and joins).
-    stores_task_state: ClassVar[bool] = False
 
     _error_stream: str | None = None
 

@@ -1,31 +1,64 @@
-"""One running task of a bolt, as the harness and the Spark executor drive it.
+"""One running task of a bolt, as the batch loop and the harness drive it, and what every task is built from.
 
 Every kind of bolt runs behind the same small interface: tuples go in with
 ``execute``, ``end_batch`` closes a micro-batch, ``advance_to`` moves processing
-time, ``advance_watermark`` brings an upstream watermark, ``close`` ends a bounded
-run. A bolt class can supply its own task type by defining ``create_task``.
+time, ``advance_watermark`` brings an upstream watermark, ``before_commit`` and
+``commit`` write the task's state with a batch id, ``close`` ends a bounded run.
+Every task is built from its bolt and one :class:`TaskOptions` value; which
+class runs a bolt is :func:`bolts.task_factory.make_task`'s answer.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from bolts.base_bolt import BaseBolt
+from bolts.codecs.value_codec import pack_value, unpack_value
 from bolts.collector import EmitRoutes, EmitSink, OutputCollector
 from bolts.context import TopologyContext, TopologyLayout
 from bolts.errors import TupleError
 from bolts.storm.tick import TICK_FREQ_KEY, TickSchedule, tick_interval_ms, tick_tuple
 from bolts.task_input import TaskInput
+from bolts.task_store import WindowStore
 from bolts.tuples import Fields, Tuple
 
 #: Where a plain task's own state (:meth:`PlainBoltTask.state`) is committed in its namespace.
 TASK_KEY = b"s/task"
 
+TaskObserver = Callable[[Any], None]
+
+
+@dataclass(frozen=True)
+class TaskOptions:
+    """Where one task of a bolt sits and what it runs with: every task class is built from these.
+
+    ``component``: the bolt's id; ``input_streams``: the ``(component, stream)``
+    pairs it subscribes to (in event time the watermark waits for each);
+    ``task_index`` of ``parallelism`` tasks; ``start_time_ms``: the processing
+    time it starts at. ``store``: the task's namespace in a state backend; a
+    task given one resumes from its last commit when prepared and writes its
+    state there with :meth:`BoltTask.commit` (the batch loop and
+    ``BoltHarness`` always give one; a stateful bolt needs one). ``observer``
+    sees each window a windowed task activates, before the bolt does.
+    ``watermark_at_batch_end``: event-time tasks also emit their watermark at
+    every ``end_batch``, as Spark's ``withWatermark`` moves at batch boundaries.
+    """
+
+    component: str
+    input_streams: tuple[tuple[str, str], ...] = ()
+    task_index: int = 0
+    parallelism: int = 1
+    start_time_ms: int = 0
+    store: WindowStore | None = None
+    observer: TaskObserver | None = None
+    watermark_at_batch_end: bool = False
+
 
 class BoltTask(ABC):
-    """The driver-facing side of one bolt task.
+    """The batch loop's side of one bolt task.
 
     A tuple the bolt cannot process goes through :meth:`reject`: onto the bolt's
     error stream when it has one (``with_error_stream``), else its
@@ -40,15 +73,15 @@ class BoltTask(ABC):
     layout: TopologyLayout | None = None
     routes: EmitRoutes | None = None
 
-    def __init__(
-        self, bolt: Any, *, component: str, input_streams: Iterable[tuple[str, str]], task_index: int, parallelism: int
-    ) -> None:
-        """Record which bolt this task runs and where it sits in the topology."""
+    def __init__(self, bolt: Any, options: TaskOptions) -> None:
+        """Record which bolt this task runs, where it sits in the topology, and its store."""
         self.bolt = bolt
-        self.component = component
-        self.input_streams = frozenset(input_streams)
-        self.task_index = task_index
-        self.parallelism = parallelism
+        self.options = options
+        self.component = options.component
+        self.input_streams = frozenset(options.input_streams)
+        self.task_index = options.task_index
+        self.parallelism = options.parallelism
+        self.store = options.store
 
     @abstractmethod
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
@@ -154,31 +187,49 @@ class BoltTask(ABC):
     def close(self) -> None:
         """End of input: flush and clean up."""
 
+    def before_commit(self, batch_id: int) -> None:  # noqa: B027 - only stateful bolts have commit hooks
+        """The bolt's hooks before the commit of ``batch_id`` (Storm's ``preCommit``); nothing by default.
+
+        Called before anything of the commit is gathered, so what the hooks
+        change (attributes, user state, emissions) belongs to the batch.
+        """
+
+    @abstractmethod
+    def commit(self, batch_id: int) -> bool:
+        """Write what the task's state changed since its last commit to its store, atomically with ``batch_id``.
+
+        False when the store holds ``batch_id`` already (a replay; nothing is
+        written). ``TypeError`` naming the bolt when the task has no store.
+        """
+
+    def _store_or_fail(self) -> WindowStore:
+        if self.store is None:
+            msg = (
+                f"{self.component}: commit needs a state store: pass state=... (for example 'memory://') to the "
+                "harness, or run the task through the runner"
+            )
+            raise TypeError(msg)
+        return self.store
+
 
 class PlainBoltTask(BoltTask):
-    """Runs a :class:`BaseBolt` that takes one tuple at a time; it forwards the upstream watermark."""
+    """Runs a :class:`BaseBolt` that takes one tuple at a time; it forwards the upstream watermark.
 
-    def __init__(
-        self,
-        bolt: BaseBolt,
-        *,
-        component: str,
-        input_streams: Iterable[tuple[str, str]],
-        start_time_ms: int = 0,
-        task_index: int = 0,
-        parallelism: int = 1,
-    ) -> None:
-        super().__init__(
-            bolt, component=component, input_streams=input_streams, task_index=task_index, parallelism=parallelism
-        )
-        self.output_streams: dict[str, Fields] = bolt.output_streams(component)
-        self.now = start_time_ms
+    Its own state (time, watermark, next tick) is committed under :data:`TASK_KEY`
+    and read back when the task is prepared over a store that holds it.
+    """
+
+    def __init__(self, bolt: BaseBolt, options: TaskOptions) -> None:
+        super().__init__(bolt, options)
+        self.output_streams: dict[str, Fields] = bolt.output_streams(self.component)
+        self.now = options.start_time_ms
         self._watermark: int | None = None
         self.timers: TickSchedule | None = None  # the bolt's tick tuples, when it asks for them
 
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
         """Prepare the bolt; with ``topology.tick.tuple.freq.secs`` in its configuration, start its ticks.
 
+        Then resume the task's own state from its store's last commit, if any.
         ``ValueError`` naming the bolt when the frequency is not a positive number.
         """
         own = self.bolt.get_component_configuration() or {}
@@ -189,6 +240,9 @@ class PlainBoltTask(BoltTask):
         if interval is not None:
             self.timers = TickSchedule(interval, self.now + interval, merged[TICK_FREQ_KEY])
         self.prepare_bolt(conf, sink, self.output_streams)
+        stored = None if self.store is None else self.store.get(TASK_KEY)
+        if stored is not None:
+            self.restore(unpack_value(stored))
 
     def execute(self, tup: Tuple) -> None:
         """Call the bolt's ``execute``; a :class:`TupleError` it raises rejects the tuple (:meth:`reject`).
@@ -222,6 +276,10 @@ class PlainBoltTask(BoltTask):
         """Call the bolt's ``cleanup``."""
         self.bolt.cleanup()
 
+    def commit(self, batch_id: int) -> bool:
+        """Commit the task's own state (:meth:`state`) with ``batch_id``; False if it was committed already."""
+        return self._store_or_fail().commit(batch_id, {TASK_KEY: pack_value(self.state())}, [])
+
     def state(self) -> dict[str, Any]:
         """The task's own state as plain data: its time and the watermark it forwards."""
         return {"now": self.now, "watermark": self._watermark,
@@ -233,6 +291,3 @@ class PlainBoltTask(BoltTask):
         self._watermark = state["watermark"]
         if self.timers is not None and state.get("next_tick") is not None:
             self.timers.due = state["next_tick"]
-
-
-TaskObserver = Callable[[Any], None]

@@ -30,8 +30,8 @@ PUBLIC = {
         "ReportedFailedException", "TopologyLayout", "TupleFailedError", "TupleUtils", "BaseBolt", "BaseRichBolt",
         "BaseStatefulWindowedBolt", "BaseWindowedBolt", "BoltTask",
         "DEFAULT_STREAM", "ERROR_FIELDS", "Fields", "LATE_TUPLE_FIELD", "OutputCollector", "OutputFieldsDeclarer",
-        "PlainBoltTask", "StatefulWindowedBoltExecutor", "TopologyContext", "Tuple", "TupleError", "WindowConfig",
-        "WindowStore", "WindowedAggregateBolt", "WindowedBoltExecutor", "WindowedJoinBolt", "make_task",
+        "PlainBoltTask", "StoredWindowedBoltTask", "TaskOptions", "TopologyContext", "Tuple", "TupleError",
+        "WindowConfig", "WindowStore", "WindowedAggregateBolt", "WindowedBoltTask", "WindowedJoinBolt", "make_task",
     },
     "windowing.triggers": {
         "AfterAll", "AfterAny", "AfterCount", "AfterEach", "AfterProcessingTime", "AfterWatermark", "DefaultTrigger",

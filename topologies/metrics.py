@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from bolts.storm.windowed_bolt_executor import END_OF_TIME  # a task's watermark after the shutdown flush
+from bolts.storm.windowed_bolt_task import END_OF_TIME  # a task's watermark after the shutdown flush
 
 if TYPE_CHECKING:
     from pyspark.sql.streaming.query import StreamingQueryProgress

@@ -20,14 +20,7 @@ from datetime import timedelta
 from os import PathLike
 from typing import Any
 
-from bolts import (
-    BaseBolt,
-    BoltTask,
-    Fields,
-    Tuple,
-    WindowedBoltExecutor,
-    WindowStore,
-)
+from bolts import BaseBolt, BoltTask, Fields, Tuple, WindowStore
 from bolts.instance_fields import InstanceFields
 from bolts.task import PlainBoltTask
 from bolts.tuples import DEFAULT_STREAM
@@ -103,12 +96,14 @@ class BoltHarness:
     to the task id it was sent to. A bolt under the harness is the only bolt of
     its topology, so ``emit`` returns no task ids.
 
-    A stateful windowed bolt needs ``state`` (a windowed aggregation takes one
-    too, and keeps its windows in memory without it): a backend URL (``"memory://"``,
+    The task keeps its state in a store, as every task the batch loop runs does,
+    so the harness runs the very task class Spark runs: its own private
+    ``memory://`` namespace, or ``state``: a backend URL (``"memory://"``,
     ``"redis://..."``, ``"hbase://..."``; the task gets the namespace
-    ``harness/<component>/0``) or a namespace object. :meth:`commit` then commits
-    like the Spark executor after a batch, and :meth:`restart` simulates a crash
-    and a restart from the last commit.
+    ``harness/<component>/0``) or a namespace object. :meth:`commit` commits
+    like the batch loop after a batch (windows, user state, the bolt's
+    attributes), and :meth:`restart` simulates a crash and a restart from the
+    last commit.
 
     The harness runs its own deep copy of ``bolt``, available as ``bolt`` (the
     running instance: its fields, its user state); the object passed in is never
@@ -152,19 +147,18 @@ class BoltHarness:
         self.watermarks: list[tuple[int, int]] = []
         self.component = component
         self.conf = conf or {}
-        if isinstance(state, str):  # a backend URL: the task gets its own namespace there
-            state = open_backend(state).namespace(f"harness/{component}/0")
+        # A backend URL, or none (a private memory:// store): the task gets its own namespace there.
+        if state is None or isinstance(state, str):
+            state = open_backend(state or "memory://").namespace(f"harness/{component}/0")
         self.state = state
-        # The task commits through a store that also writes the bolt's attributes, as on Spark.
-        self._store = None if state is None else TaskStore(state)  # type: ignore[arg-type]
+        # The task commits through a store that also writes the bolt's attributes, as in the batch loop.
+        self._store = TaskStore(state)  # type: ignore[arg-type]
         self._attributes: InstanceFields | None = None
         self.watermark_per_batch = watermark_per_batch
         # The caller's bolt is never run (prepare() would leave a collector and state on it, which cannot be
         # copied or pickled): the harness runs its own copy, and keeps a fresh one for restart().
         self._template = copy.deepcopy(bolt)
         self._committed = _Committed(0, 0, 0, start_time_ms)
-        self._acked: set[int] = set()
-        self._log: list[Tuple] = []  # every tuple fed, for the replaying source of restart()
         self._batch_id = 0
         self._now = start_time_ms
         self.task = self._build(start_time_ms)
@@ -177,24 +171,25 @@ class BoltHarness:
             inputs=[(self.source_component, s) for s in self.streams], conf=self.conf, start_time_ms=start_time_ms,
             observer=self._record, sink=_Recorder(self._emit), watermark_at_batch_end=self.watermark_per_batch,
         )
-        if isinstance(built.task, WindowedBoltExecutor):
-            built.task.ack_listener = self._ack
         self.bolt = built.task.bolt
         self._attributes = built.fields
         return built.task
 
-    # Stateful bolts: commit and crash ---------------------------------------------------------
+    # Commit and crash ---------------------------------------------------------------------------
     def commit(self, batch_id: int | None = None) -> int:
-        """Commit the stateful task's state as batch ``batch_id`` (the next id by default); returns the id."""
-        task = self._stateful_task("commit")
+        """Commit the task's state as batch ``batch_id`` (the next id by default), as the batch loop does; its id.
+
+        The task's own state (windows, user state, timers) and the bolt's
+        attributes, atomically; committing an id the store holds already
+        writes nothing.
+        """
         self._batch_id = self._batch_id + 1 if batch_id is None else batch_id
-        if self._attributes is not None and self._store is not None:  # with the bolt's attributes, as on Spark
-            commit_task(task, self._attributes, self._store, self._batch_id)
+        if self._attributes is not None:
+            commit_task(self.task, self._attributes, self._store, self._batch_id)
         self._committed = _Committed(
             len(self.windows), len(self.emitted), len(self.late), self.now, len(self.rejected),
             len(self.arrivals), len(self.watermarks),
         )
-        self._committed_log = [t for t in self._log if id(t) not in self._acked]
         return self._batch_id
 
     def restart(self) -> None:
@@ -202,38 +197,14 @@ class BoltHarness:
 
         What the task did since the last commit is undone here as a failed Spark
         batch is: its windows, emitted tuples and late tuples are dropped (the
-        caller feeds that batch again). For message-id recovery, the tuples fed
-        before the last commit that were not acknowledged (expired or late) are
-        replayed first, as a replaying source would.
+        caller feeds that batch again).
         """
-        self._stateful_task("restart")
         c = self._committed
         del self.windows[c.windows :], self.emitted[c.emitted :], self.late[c.late :], self.rejected[c.rejected :]
         del self.emitted_at[c.emitted :], self.arrivals[c.arrivals :], self.watermarks[c.watermarks :]
         self.emitted_direct = {i: t for i, t in self.emitted_direct.items() if i < c.emitted}
         self._now = c.now
-        replay = getattr(self, "_committed_log", [])
-        self._log = list(replay)
-        self._acked = set()
         self.task = self._build(c.now)
-        task = self._stateful_task("restart")
-        if getattr(task, "recovering", False):
-            for tup in replay:
-                task.execute(tup)
-            task.end_batch()
-
-    def _stateful_task(self, method: str) -> Any:
-        if self.state is None or not callable(getattr(self.task, "commit", None)):
-            msg = (
-                f"BoltHarness.{method}: only a bolt whose task keeps its state in a store commits: a stateful "
-                "windowed bolt (BaseStatefulWindowedBolt), a BaseStatefulBolt, or a WindowedAggregateBolt/"
-                "WindowedJoinBolt built with BoltHarness(..., state='memory://' or another backend URL)"
-            )
-            raise TypeError(msg)
-        return self.task
-
-    def _ack(self, tuples: list[Tuple]) -> None:
-        self._acked.update(id(t) for t in tuples)
 
     def _fields_by_stream(self, fields: Sequence[str] | Mapping[str, Sequence[str]]) -> dict[str, Fields]:
         if isinstance(fields, Mapping):
@@ -277,7 +248,6 @@ class BoltHarness:
         return tup
 
     def _deliver(self, tup: Tuple) -> None:
-        self._log.append(tup)
         self.arrivals.append((self._now, tup, self.task.watermark))
         late_before, rejected_before = self.task.late_tuples, self.task.rejected_tuples
         self.task.execute(tup)

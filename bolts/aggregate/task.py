@@ -29,7 +29,7 @@ batch id, as the Spark executor does after every batch.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
@@ -43,7 +43,7 @@ from bolts.aggregate.window_state import WindowState
 from bolts.aggregate.windows import WindowId, WindowTable
 from bolts.collector import EmitSink, OutputCollector
 from bolts.errors import TupleError
-from bolts.task import BoltTask
+from bolts.task import BoltTask, TaskOptions
 from bolts.task_input import TaskInput
 from bolts.timestamps import read_millis
 from bolts.tuples import DEFAULT_STREAM, Tuple
@@ -53,7 +53,6 @@ from windowing.triggers.context import TriggerContext
 
 if TYPE_CHECKING:
     from bolts.base_bolt import BaseBolt
-    from bolts.task_store import WindowStore
 
 log = logging.getLogger("squall.bolts")
 # 2: holds replace the timestamp spans of version 1; 3: output watermarks, GC holds; 4: AfterWatermark's phase
@@ -82,25 +81,13 @@ class AggregateTask(BoltTask):
     # tests turn this off to compare with consulting it.
     collect_unconsulted = True
 
-    def __init__(
-        self,
-        bolt: BaseBolt,
-        *,
-        component: str,
-        input_streams: Iterable[tuple[str, str]],
-        start_time_ms: int = 0,
-        task_index: int = 0,
-        parallelism: int = 1,
-        store: WindowStore | None = None,
-        watermark_at_batch_end: bool = False,
-        **_: Any,
-    ) -> None:
-        super().__init__(
-            bolt, component=component, input_streams=input_streams, task_index=task_index, parallelism=parallelism
-        )
+    def __init__(self, bolt: BaseBolt, options: TaskOptions) -> None:
+        super().__init__(bolt, options)
+        component = options.component
         self.spec = cast("SpecSource", bolt).build_spec(component)  # a WindowedAggregateBolt, or one built on it
+        self._check_streams()
         self.output_streams = bolt.output_streams(component)
-        self.clock = ManualClock(start_time_ms)
+        self.clock = ManualClock(options.start_time_ms)
         self.timers = PeriodicTimers(self.clock)
         self.marks = InputWatermarks(self.input_streams, self.spec.lag_ms, self.spec.spark_watermark_policy or "min")
         self._spark = self.spec.spark_semantics
@@ -112,8 +99,7 @@ class AggregateTask(BoltTask):
         self.late_tuples = 0
         self.closed_window_drops = 0
         self.collector: OutputCollector | None = None
-        self.store = store
-        self.watermark_at_batch_end = watermark_at_batch_end
+        self.watermark_at_batch_end = options.watermark_at_batch_end
         self._read_ts = self._timestamp_reader()
         # Session tuples wait for the end of their batch: the batch's windows merge before any is placed.
         self._batched_sessions = isinstance(self.spec.assigner, Sessions) and self.spec.time_difference is None
@@ -128,6 +114,17 @@ class AggregateTask(BoltTask):
         self._columnar = supports(self.spec)  # whether batches can be placed on columns (bolts.aggregate.columnar)
         # With an error stream, a tuple is checked before it is placed, so a rejected one leaves no window behind.
         self._screens = getattr(bolt, "error_stream", None) is not None
+
+    def _check_streams(self) -> None:
+        """``ValueError`` naming the bolt when a stream its aggregator needs (a join's sides) is not an input."""
+        streams = {stream for _, stream in self.input_streams}
+        missing = [s for s in getattr(self.spec.aggregator, "required_streams", ()) if s not in streams]
+        if missing:
+            msg = (
+                f"{type(self.bolt).__name__}: streams {missing} are not inputs of bolt {self.component!r}; "
+                f"its inputs are: {', '.join(sorted(streams)) or '(none)'}"
+            )
+            raise ValueError(msg)
 
     # Life cycle ---------------------------------------------------------------------------------
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:

@@ -32,7 +32,6 @@ from bolts.aggregate.spec import (
 from bolts.base_bolt import BaseBolt
 from bolts.collector import OutputFieldsDeclarer
 from bolts.event_time_options import LATE_TUPLE_FIELD, EventTimeOptions, require_type
-from bolts.task import BoltTask
 from bolts.tuples import Fields
 from windowing.accumulation import AccumulationMode
 from windowing.assigners import TimeDifferenceWindows, WindowAssigner
@@ -58,7 +57,6 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
     keep them in memory.
     """
 
-    stores_task_state = True
 
     def __init__(self, aggregator: Any, key_fields: Fields | tuple[str, ...] | list[str] | None = None) -> None:
         missing = [m for m in _AGGREGATOR_METHODS if not callable(getattr(aggregator, m, None))]
@@ -234,14 +232,6 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
         declarer.declare(Fields(list(OUTPUT_FIELDS)))
         if self._spec.late_tuple_stream is not None:
             declarer.declare_stream(self._spec.late_tuple_stream, Fields(LATE_TUPLE_FIELD))
-
-    def create_task(self, **kwargs: Any) -> BoltTask:
-        """The task that runs this bolt (see :class:`bolts.aggregate.task.AggregateTask`)."""
-        from bolts.aggregate.task import AggregateTask
-
-        kwargs.pop("observer", None)
-        kwargs.pop("persist_windows", None)
-        return AggregateTask(self, **kwargs)
 
 
 def _choice(method: str, name: str, value: object, choices: tuple[str, ...]) -> str:

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from bolts.aggregate.windowed_aggregate_bolt import WindowedAggregateBolt
-from bolts.task import BoltTask
 
 JOIN_KINDS = ("inner", "cogroup")
 
@@ -34,6 +33,11 @@ class JoinAggregator:
     how: str = "inner"
 
     input_fields = ()
+
+    @property
+    def required_streams(self) -> tuple[str, str]:
+        """The two streams a task of the join must take: its left and right sides."""
+        return self.left_stream, self.right_stream
 
     def _side(self, tup: Any) -> int:
         if tup.stream == self.left_stream:
@@ -89,17 +93,3 @@ class WindowedJoinBolt(WindowedAggregateBolt):
             msg = f"WindowedJoinBolt: `how` must be one of {', '.join(map(repr, JOIN_KINDS))}; got {how!r} instead"
             raise ValueError(msg)
         super().__init__(JoinAggregator(left_stream, right_stream, how), key_fields)
-
-    def create_task(self, **kwargs: Any) -> BoltTask:
-        """The aggregate task, once both streams are checked to be inputs."""
-        agg: JoinAggregator = self.spec.aggregator
-        streams = {stream for _, stream in kwargs.get("input_streams", ())}
-        kwargs["input_streams"] = list(kwargs.get("input_streams", ()))
-        missing = [s for s in (agg.left_stream, agg.right_stream) if s not in streams]
-        if missing:
-            msg = (
-                f"WindowedJoinBolt: streams {missing} are not inputs of bolt {kwargs.get('component', '')!r}; "
-                f"its inputs are: {', '.join(sorted(streams)) or '(none)'}"
-            )
-            raise ValueError(msg)
-        return super().create_task(**kwargs)

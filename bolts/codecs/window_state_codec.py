@@ -3,9 +3,8 @@
 Keys (inside the task's namespace):
 
 - ``meta``: the task's system state (window manager, policies, watermark, timers,
-  the tuple schemas, which held events await their expiry report, message-id
-  progress) as one msgpack map, with the store's format ``version``
-  (:data:`STATE_VERSION`; none in stores written before ``a/`` records).
+  the tuple schemas, which held events await their expiry report) as one msgpack map,
+  with the store's format ``version`` (:data:`STATE_VERSION`; none in stores written before ``a/`` records).
 - ``c/<seq>``: tuples a commit added to a persistent window (up to ``CHUNK_EVENTS`` per
   record, named after the first one's ``<seq>``): a list of
   ``[seq, ts, schema, values, source_task]``.
@@ -19,7 +18,6 @@ Keys (inside the task's namespace):
   ``d/`` records are deleted once all of its tuples have expired.
 - ``e/<seq>``: one held tuple, ``[ts, schema, values, source_task]``: how persistent
   windows stored tuples before chunks; still read, and deleted when the tuple expires.
-- ``i/<seq>``: one held tuple's identity (message-id recovery): ``[schema, msg_id, ts]``.
 - ``u/<key>``: user state written through ``KeyValueState``.
 - ``p/<page>``, ``t/<page>``, ``x/<seq>``: a persistent window bounded by
   ``with_max_events_in_memory`` keeps its tuples in pages instead of ``c/``: a page's
@@ -55,7 +53,6 @@ DEAD_PREFIX = b"d/"
 
 #: Most tuples in one ``c/`` record: a commit's new tuples take as many chunks as they need.
 CHUNK_EVENTS = 2048
-INDEX_PREFIX = b"i/"
 USER_PREFIX = b"u/"
 PAGE_PREFIX = b"p/"
 PAGE_TABLE_PREFIX = b"t/"

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from bolts.base_bolt import BaseBolt
 from bolts.collector import LOG, OutputCollector
 from bolts.context import TopologyContext
 from bolts.errors import TupleError
-from bolts.task import PlainBoltTask, TaskObserver
+from bolts.task import PlainBoltTask
 from bolts.tuples import Tuple
 
 
@@ -72,17 +71,6 @@ class BaseBasicBolt(BaseBolt):
         """Process one tuple, emitting with ``collector``. Basic bolts must override this."""
         msg = f"{type(self).__name__}.execute: override execute(self, input, collector) to process tuples"
         raise TypeError(msg)
-
-    def create_task(
-        self, *, component: str, input_streams: Iterable[tuple[str, str]], start_time_ms: int = 0,
-        task_index: int = 0, parallelism: int = 1, observer: TaskObserver | None = None, store: Any = None,
-        watermark_at_batch_end: bool = False,
-    ) -> BasicBoltTask:
-        """The task that runs this bolt (Storm's ``BasicBoltExecutor``)."""
-        return BasicBoltTask(
-            self, component=component, input_streams=input_streams, start_time_ms=start_time_ms,
-            task_index=task_index, parallelism=parallelism,
-        )
 
 
 class BasicBoltTask(PlainBoltTask):

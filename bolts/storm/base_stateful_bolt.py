@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from bolts.base_bolt import BaseBolt
@@ -10,8 +9,8 @@ from bolts.codecs.value_codec import pack_value, unpack_value
 from bolts.codecs.window_state_codec import USER_PREFIX
 from bolts.collector import EmitSink
 from bolts.storm.base_stateful_windowed_bolt import StateHooks
-from bolts.storm.stateful_windowed_bolt_executor import StateWrites
-from bolts.task import TASK_KEY, PlainBoltTask, TaskObserver
+from bolts.storm.stored_windowed_bolt_task import StateWrites
+from bolts.task import TASK_KEY, PlainBoltTask, TaskOptions
 from state_backends import KeyValueState
 
 
@@ -32,31 +31,13 @@ class BaseStatefulBolt(StateHooks, BaseBolt):
     fails is not rolled back in place, its task is rebuilt from the store.
     """
 
-    def create_task(
-        self, *, component: str, input_streams: Iterable[tuple[str, str]], start_time_ms: int = 0,
-        task_index: int = 0, parallelism: int = 1, observer: TaskObserver | None = None, store: Any = None,
-        watermark_at_batch_end: bool = False,
-    ) -> StatefulBoltTask:
-        """The task that runs this bolt over ``store`` (``ValueError`` without one)."""
-        if store is None:
-            msg = (
-                f"{type(self).__name__} (bolt {component!r}) is a stateful bolt and needs a state backend: pass "
-                "state=... (for example 'memory://') to the harness or the runner"
-            )
-            raise ValueError(msg)
-        return StatefulBoltTask(
-            self, store=store, component=component, input_streams=input_streams, start_time_ms=start_time_ms,
-            task_index=task_index, parallelism=parallelism,
-        )
-
 
 class StatefulBoltTask(PlainBoltTask):
     """Runs a :class:`BaseStatefulBolt`: its ``KeyValueState`` lives in the task's namespace, under the user prefix."""
 
-    def __init__(self, bolt: BaseStatefulBolt, *, store: Any, **options: Any) -> None:
-        super().__init__(bolt, **options)
-        self.store = store
-        self.user_state = KeyValueState(store, USER_PREFIX, (pack_value, unpack_value))
+    def __init__(self, bolt: BaseStatefulBolt, options: TaskOptions) -> None:
+        super().__init__(bolt, options)
+        self.user_state = KeyValueState(self._store_or_fail(), USER_PREFIX, (pack_value, unpack_value))
 
     def prepare(self, conf: dict[str, Any], sink: EmitSink) -> None:
         """Prepare the bolt, then give it its state."""
@@ -72,7 +53,7 @@ class StatefulBoltTask(PlainBoltTask):
         """Commit the task's time and the user state's writes with ``batch_id`` (False if it was committed already)."""
         writes = StateWrites({TASK_KEY: pack_value(self.state())}, [])
         self.user_state.write_to(writes)  # type: ignore[arg-type]
-        applied = bool(self.store.commit(batch_id, writes.puts, writes.deletes))
+        applied = bool(self._store_or_fail().commit(batch_id, writes.puts, writes.deletes))
         self.user_state.committed()
         return applied
 

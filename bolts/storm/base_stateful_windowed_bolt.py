@@ -11,8 +11,6 @@ from bolts.storm.base_windowed_bolt import BaseWindowedBolt
 class StateHooks:
     """What Storm's stateful bolts share: ``init_state`` and the commit hooks (mixed into both bases)."""
 
-    stores_task_state = True
-
     def init_state(self, state: Any) -> None:
         """Receive the user state (``KeyValueState``); the default keeps it as ``self.state``."""
         self.state = state
@@ -34,20 +32,20 @@ class BaseStatefulWindowedBolt(StateHooks, BaseWindowedBolt):
     of the last committed batch (a ``KeyValueState``; empty on the first run).
     Writes to it are committed with the batch, atomically with the window state.
 
-    Choose how windows recover (one of the two is required):
+    Choose how windows recover (one of the two is required, as in Storm):
 
-    - ``with_message_id_field(name)``: tuples carry an increasing integer id per
-      input stream and the source replays the tuples it has not seen acknowledged
-      (expired or late). On restart, replayed tuples at or below the last expired
-      id are dropped, and the tuples that were in the window refill it without
-      firing any window again. The tuples themselves are not stored.
     - ``with_persistence()``: the window's tuples, the window's system state and
       the user state are saved to the state backend at every commit, writing only
       what changed; the source need not replay anything but the uncommitted batch.
+    - ``with_message_id_field(name)``: tuples carry an integer id per input
+      stream, checked before a tuple is held. squall stores such a window's
+      tuples as a persistent one's (in the harness as on Spark): Spark's sources
+      replay only the uncommitted batch, so no source would refill a window that
+      kept only ids.
     """
 
     def with_message_id_field(self, field_name: str) -> Self:
-        """Recover windows from message ids in ``field_name`` (an increasing int per input stream)."""
+        """Tuples carry an int message id in ``field_name``; the window is stored and recovered as a persistent one."""
         require_type("with_message_id_field", "field_name", field_name, str)
         if not field_name:
             msg = "with_message_id_field: `field_name` must not be empty"

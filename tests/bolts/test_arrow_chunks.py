@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from bolts import BaseWindowedBolt, Fields, make_task
+from bolts import BaseWindowedBolt, Fields, TaskOptions, make_task
 from bolts.codecs import arrow_chunk
 from bolts.codecs.arrow_chunk import (
     ARROW_CHUNK_PREFIX,
@@ -78,8 +78,8 @@ class Sums(BaseWindowedBolt):
 
 def _task(store, emitted):
     bolt = Sums().with_window(Duration(20), Duration(5)).with_timestamp_field("ts").with_lag(Duration(4))
-    task = make_task(bolt, component="w", input_streams=[("events", "default")], store=store,
-                     persist_windows=store is not None, watermark_at_batch_end=True)
+    task = make_task(bolt, TaskOptions(component="w", input_streams=[("events", "default")], store=store,
+                                       watermark_at_batch_end=True))
     task.prepare({}, lambda stream, values: emitted.append(values))
     return task
 
@@ -223,8 +223,8 @@ def test_a_block_cut_down_before_its_first_commit_stores_its_live_rows():
             declarer.declare(Fields("values"))
 
     def task_of(store, emitted):
-        task = make_task(Ids().with_window(Count(100), Duration(10)), component="w", start_time_ms=0,
-                         input_streams=[("events", "default")], store=store, persist_windows=store is not None)
+        options = TaskOptions(component="w", input_streams=(("events", "default"),), store=store)
+        task = make_task(Ids().with_window(Count(100), Duration(10)), options)
         task.prepare({}, lambda stream, values: emitted.append(values[0]))
         return task
 

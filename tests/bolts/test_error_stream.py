@@ -17,6 +17,7 @@ from bolts import (
     BaseBolt,
     BaseStatefulWindowedBolt,
     Fields,
+    TaskOptions,
     Tuple,
     TupleError,
     WindowedAggregateBolt,
@@ -42,8 +43,8 @@ def tup(*values, fields=FIELDS):
 def run_task(bolt, batches, *, per_tuple=False, columnar=False, fields=FIELDS, state=None):
     """Emissions of one task over ``batches`` (lists of value rows), delivered as the executor or one by one does."""
     emitted = []
-    task = make_task(bolt, component="bolt", input_streams=[("spout", "default")], store=state,
-                     watermark_at_batch_end=True)
+    task = make_task(bolt, TaskOptions(component="bolt", input_streams=[("spout", "default")], store=state,
+                                       watermark_at_batch_end=True))
     task.prepare({}, lambda stream, values: emitted.append((stream, values)))
     for rows in batches:
         if per_tuple:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bolts import BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, Tuple, make_task
+from bolts import BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, TaskOptions, Tuple, TupleError, make_task
 from bolts.codecs.window_state_codec import META_KEY, STATE_VERSION, pack, unpack
 from state_backends import open_backend
 from tests.service_fixtures import fresh_namespace as fresh
@@ -125,7 +125,7 @@ def test_init_state_receives_the_last_committed_user_state(backend):
 def test_a_stateful_bolt_needs_a_store_and_a_recovery_mode():
     store = open_backend("memory://").namespace("n")
     with pytest.raises(ValueError, match="needs a state backend: pass state="):
-        BoltHarness(RunningTotal().with_tumbling_window(Count(2)).with_persistence(), fields=("id", "ts"))
+        make_task(RunningTotal().with_tumbling_window(Count(2)).with_persistence(), TaskOptions("b"))
     with pytest.raises(ValueError, match=r"call with_message_id_field\(name\) or with_persistence\(\)"):
         BoltHarness(RunningTotal().with_tumbling_window(Count(2)), fields=("id", "ts"), state=store)
     both = RunningTotal().with_tumbling_window(Count(2)).with_persistence().with_message_id_field("id")
@@ -140,14 +140,15 @@ def test_a_commit_right_after_a_restart_keeps_the_window(backend):
     for i in (1, 2):
         h.feed({"id": i, "ts": 0})
     h.commit()
-    h.restart()  # replays 1 and 2, which refill the window
+    h.restart()  # the window's tuples come back from the store
     h.commit()
     h.restart()
     h.feed({"id": 3, "ts": 0})
     assert h.windows[-1].tuples and [t["id"] for t in h.windows[-1].tuples] == [1, 2, 3]
 
 
-def test_a_source_that_does_not_replay_loses_tuples_with_a_warning(caplog):
+def test_a_message_id_window_resumes_from_its_stored_tuples_in_another_harness():
+    """As on Spark: the window's tuples are in the store, so a new task needs no source to replay them."""
     bolt = RunningTotal().with_window(Count(3), Count(1)).with_message_id_field("id")
     store = open_backend("memory://").namespace("n")
     h = BoltHarness(bolt, fields=("id", "ts"), state=store)
@@ -157,10 +158,15 @@ def test_a_source_that_does_not_replay_loses_tuples_with_a_warning(caplog):
     fresh = BoltHarness(RunningTotal().with_window(Count(3), Count(1)).with_message_id_field("id"),
                         fields=("id", "ts"), state=store)
     fresh.feed({"id": 3, "ts": 0})
-    fresh.feed_batch([])  # the end of the first batch ends recovery
-    assert "2 tuples of the window were not replayed" in caplog.text
-    fresh.feed({"id": 4, "ts": 0})
-    assert [t["id"] for t in fresh.windows[-1].tuples] == [3, 4]
+    assert [t["id"] for t in fresh.windows[-1].tuples] == [1, 2, 3]
+
+
+def test_a_message_id_that_is_not_an_int_is_refused_before_it_is_held():
+    bolt = RunningTotal().with_window(Count(3), Count(1)).with_message_id_field("id")
+    h = BoltHarness(bolt, fields=("id", "ts"))
+    with pytest.raises(TupleError, match="with_message_id_field: 'id' must be an int; got 'x'"):
+        h.feed({"id": "x", "ts": 0})
+    assert h.windows == []
 
 
 class Names(BaseWindowedBolt):
@@ -175,8 +181,8 @@ def test_a_plain_windowed_bolt_persists_its_windows_when_asked(backend):
     store = fresh(backend)
 
     def build():
-        task = make_task(Names().with_window(Count(3), Count(1)), component="b", input_streams=[("s", "default")],
-                         store=store, persist_windows=True)
+        options = TaskOptions(component="b", input_streams=(("s", "default"),), store=store)
+        task = make_task(Names().with_window(Count(3), Count(1)), options)
         out = []
         task.prepare({}, lambda stream, values: out.append(values))
         return task, out
@@ -194,8 +200,8 @@ def test_a_store_of_a_newer_format_is_refused_and_one_without_a_version_is_read(
     store = open_backend("memory://").namespace("versions")
 
     def build():
-        task = make_task(Names().with_window(Count(3), Count(1)), component="b", input_streams=[("s", "default")],
-                         store=store, persist_windows=True)
+        options = TaskOptions(component="b", input_streams=(("s", "default"),), store=store)
+        task = make_task(Names().with_window(Count(3), Count(1)), options)
         out = []
         task.prepare({}, lambda stream, values: out.append(values))
         return task, out

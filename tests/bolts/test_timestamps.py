@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bolts import BaseWindowedBolt, Fields, Tuple, TupleError, WindowedAggregateBolt, make_task
+from bolts import BaseWindowedBolt, Fields, TaskOptions, Tuple, TupleError, WindowedAggregateBolt, make_task
 from bolts.aggregate.columnar import takes
 from bolts.task_input import TaskInput
 from bolts.timestamps import EPOCH, column_millis, millis
@@ -75,8 +75,8 @@ def as_datetime(ms: int, zone=UTC) -> datetime:
 def _storm_run(bolt, convert, batched: bool) -> list:
     fields = Fields("ts", "v")
     emitted: list = []
-    task = make_task(copy.deepcopy(bolt), component="values", input_streams=[("spout", "default")],
-                     watermark_at_batch_end=True)
+    task = make_task(copy.deepcopy(bolt), TaskOptions(component="values", input_streams=[("spout", "default")],
+                                                      watermark_at_batch_end=True))
     task.prepare({}, lambda stream, values: emitted.append((stream, values)))
     for b, part in enumerate((ROWS[:3], ROWS[3:6], ROWS[6:])):
         tuples = [Tuple([convert(ms), v], fields, "default", "spout", 0) for ms, v in part]
@@ -111,8 +111,8 @@ def _aggregate_task(assigner):
     bolt = WindowedAggregateBolt(aggregators.sum("v"), key_fields=("k",)).with_windows(assigner) \
         .with_timestamp_field("ts").with_lag(Duration(300)).with_late_tuple_stream("late")
     emitted: list = []
-    task = make_task(copy.deepcopy(bolt), component="agg", input_streams=[("spout", "default")],
-                     watermark_at_batch_end=True)
+    task = make_task(copy.deepcopy(bolt), TaskOptions(component="agg", input_streams=[("spout", "default")],
+                                                      watermark_at_batch_end=True))
     task.prepare({}, lambda stream, values: emitted.append((stream, values)))
     return task, emitted
 

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bolts import Fields, Tuple, WindowedAggregateBolt, make_task
+from bolts import Fields, TaskOptions, Tuple, WindowedAggregateBolt, make_task
 from bolts.aggregate.columnar import supports
 from bolts.task_input import TaskInput
 from windowing import AccumulationMode, Duration, FixedWindows, GlobalWindows, SlidingWindows, aggregators
@@ -114,9 +114,8 @@ def bolt_of(
 
 def task_of(bolt):
     emitted: list = []
-    task = make_task(
-        copy.deepcopy(bolt), component="agg", input_streams=[("spout", "default")], watermark_at_batch_end=True
-    )
+    task = make_task(copy.deepcopy(bolt), TaskOptions(component="agg", input_streams=[("spout", "default")],
+                                                      watermark_at_batch_end=True))
     task.prepare({}, lambda stream, values: emitted.append((stream, values)))
     return task, emitted
 

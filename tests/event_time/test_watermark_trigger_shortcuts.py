@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bolts import Fields, Tuple, WindowedAggregateBolt, make_task
+from bolts import Fields, TaskOptions, Tuple, WindowedAggregateBolt, make_task
 from bolts.task_input import TaskInput
 from windowing import AccumulationMode, Duration, FixedWindows, Sessions, SlidingWindows, aggregators
 from windowing.triggers import (
@@ -107,9 +107,8 @@ def test_only_triggers_that_cannot_fire_before_the_end_are_silent_before_it(trig
 
 def _task(bolt):
     emitted: list = []
-    task = make_task(
-        copy.deepcopy(bolt), component="agg", input_streams=[("spout", "default")], watermark_at_batch_end=True
-    )
+    task = make_task(copy.deepcopy(bolt), TaskOptions(component="agg", input_streams=[("spout", "default")],
+                                                      watermark_at_batch_end=True))
     task.prepare({}, lambda stream, values: emitted.append((stream, values)))
     return task, emitted
 

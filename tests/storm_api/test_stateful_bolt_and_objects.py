@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import msgpack
 import pytest
 
+from bolts import TaskOptions, make_task
 from bolts.codecs.value_codec import OBJECT_EXT, pack_value, register_class, unpack_value
 from squall import BaseRichBolt, BaseStatefulBolt, Config, Fields, TopologyBuilder
 from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, OutputLog, worker
@@ -54,8 +55,8 @@ def test_the_state_survives_a_restart_from_the_last_commit():
 
 
 def test_a_stateful_bolt_without_a_store_is_refused_naming_it():
-    with pytest.raises(ValueError, match=r"StatefulSum \(bolt 'bolt'\) is a stateful bolt and needs a state backend"):
-        BoltHarness(StatefulSum())
+    with pytest.raises(ValueError, match=r"StatefulSum \(bolt 'sum'\) is a stateful bolt and needs a state backend"):
+        make_task(StatefulSum(), TaskOptions("sum"))
 
 
 def topology(bolt):

@@ -4,14 +4,14 @@ Copies of a task see the same operations; one gets each micro-batch tuple by
 tuple, the others as one ``TaskInput`` of rows, of Arrow tables (held as arrays
 beside the blocks, stored as Arrow chunks), or of the two in turn. Everything they
 do is logged in order (windows with their new and expired tuples and bounds,
-emissions including the late stream, ack-listener calls) together with their state
+emissions including the late stream) together with their state
 after every step (system state, held and pending-expired events, the late count)
 and, for stored tasks, the store after every commit (the tuples it holds, decoded,
 and every other record). The logs must be equal, for
 event-time and processing-time windows, count and duration lengths and slides,
 several input streams, lag and late streams, plain, persistent, paged and
 message-id tasks, Storm-exact windows (``with_storm_semantics``), commits and
-restarts (with a replaying source) mid-stream.
+restarts from the store mid-stream.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bolts import BaseWindowedBolt, Fields, Tuple, TupleError, make_task
+from bolts import BaseWindowedBolt, Fields, TaskOptions, Tuple, TupleError, make_task
 from bolts.codecs.window_state_codec import META_KEY, Chunks, Schemas, unpack
 from bolts.task_input import TaskInput
 from state_backends.memory import MemoryBackend
@@ -90,10 +90,6 @@ class Run:
     now: int = 0
     committed_now: int = 0
     batch_id: int = 0
-    delivered: list[Tuple] = field(default_factory=list)
-    committed_log: list[Tuple] = field(default_factory=list)
-    acked: set[int] = field(default_factory=set)
-    replay: list[Tuple] = field(default_factory=list)
     batches: int = 0
 
     def __post_init__(self) -> None:
@@ -102,12 +98,9 @@ class Run:
         self.task = self._build()
 
     def _build(self):
-        task = make_task(
-            _bolt(self.cfg), component="w", input_streams=STREAMS, start_time_ms=self.committed_now,
-            observer=self._window, store=self.store, persist_windows=self.cfg["mode"] == "persisted",
-            watermark_at_batch_end=self.cfg["batch_end"],
-        )
-        task.ack_listener = self._ack
+        task = make_task(_bolt(self.cfg), TaskOptions(component="w", input_streams=STREAMS,
+                                                      start_time_ms=self.committed_now, observer=self._window,
+                                                      store=self.store, watermark_at_batch_end=self.cfg["batch_end"]))
         task.prepare({}, self._emit)
         return task
 
@@ -126,32 +119,24 @@ class Run:
     def _emit(self, stream, values):
         self.log.append(("emit", stream, _plain(values)))
 
-    def _ack(self, tuples):
-        self.acked.update(t["id"] for t in tuples)
-        self.log.append(("ack", _ids(tuples)))
-
     def deliver(self, rows):
         batch = TaskInput()
         for stream, tid, ts in [(STREAMS[s], tid, ts) for s, tid, ts in rows]:
             batch.append_row(stream[0], 0, stream[1], FIELDS, [tid, ts])
-        tuples = self.replay + batch.tuples()
-        self.delivered += tuples
+        tuples = batch.tuples()
         self.batches += 1
         as_blocks = self.batched == "blocks" or (self.batched == "mixed" and self.batches % 2 == 1)
-        if as_blocks and not self.replay:
+        if as_blocks:
             self.task.execute_batch(_as_blocks(rows))
         elif self.batched:
-            self.task.execute_batch(TaskInput.of(tuples) if len(tuples) != len(batch) else batch)
+            self.task.execute_batch(batch)
         else:
             for tup in tuples:
                 self.task.execute(tup)
-        self.replay = []
         self.task.end_batch()
 
     def step(self, op):
         kind, arg = op
-        if kind != "batch" and self.replay:
-            self.deliver([])  # a replaying source sends the replay in a batch of its own
         if kind == "batch":
             self.deliver(arg)
         elif kind == "advance":
@@ -164,12 +149,9 @@ class Run:
             self.log.append(("commit", self.task.commit(self.batch_id)))
             self.log.append(("store", _stored(self.store)))
             self.committed_now = self.now
-            self.committed_log = [t for t in self.delivered if t["id"] not in self.acked]
         elif kind == "restart" and self.store is not None:
             self.now = self.committed_now
-            self.delivered, self.acked = list(self.committed_log), set()
             self.task = self._build()
-            self.replay = list(self.committed_log) if getattr(self.task, "recovering", False) else []
         self.log.append(("state", self._state()))
 
     def _state(self):
@@ -179,8 +161,6 @@ class Run:
         return task.state(), events, expired, task.late_tuples, task.watermark
 
     def close(self):
-        if self.replay:
-            self.deliver([])
         self.task.close()
         self.log.append(("closed", self._state()))
 
@@ -281,7 +261,7 @@ def test_a_batch_gives_what_its_tuples_give_one_by_one(cfg, ops):
 
 def test_the_batch_path_is_taken_except_for_a_processing_time_count_slide():
     def path(bolt):
-        return make_task(bolt, component="w", input_streams=STREAMS)._add_batch.__name__
+        return make_task(bolt, TaskOptions(component="w", input_streams=STREAMS))._add_batch.__name__
 
     assert path(Ids().with_window(Duration(10), Duration(5)).with_timestamp_field("ts")) == "_add_event_time_batch"
     assert path(Ids().with_window(Count(10), Count(5)).with_timestamp_field("ts")) == "_add_event_time_batch"
@@ -318,7 +298,7 @@ def test_a_missing_timestamp_field_is_named_as_one_by_one():
     bolt = Ids().with_window(Duration(10), Duration(5)).with_timestamp_field("ts")
     messages = []
     for batched in (False, True):
-        task = make_task(bolt, component="w", input_streams=STREAMS)
+        task = make_task(bolt, TaskOptions(component="w", input_streams=STREAMS))
         task.prepare({}, lambda stream, values: None)
         tuples = [Tuple([1, 5], FIELDS, "a", "s"), Tuple([2], Fields("id"), "b", "s")]
         with pytest.raises(TupleError) as caught:
@@ -331,7 +311,7 @@ def test_a_missing_timestamp_field_is_named_as_one_by_one():
 
 def test_integral_timestamps_are_read_as_ints():
     bolt = Ids().with_window(Duration(10), Duration(5)).with_timestamp_field("ts")
-    task = make_task(bolt, component="w", input_streams=STREAMS)
+    task = make_task(bolt, TaskOptions(component="w", input_streams=STREAMS))
     task.prepare({}, lambda stream, values: None)
     task.execute_batch(TaskInput.of([Tuple([1, np.int64(7)], FIELDS, "a", "s"), Tuple([2, 3], FIELDS, "a", "s")]))
     assert [(e.ts, type(e.ts)) for e in task.manager.held()] == [(7, int), (3, int)]

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 import numpy as np
 import pyarrow as pa
 
-from bolts import BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, make_task
+from bolts import BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, TaskOptions, make_task
 from bolts.task_input import TaskInput
 from state_backends.memory import MemoryBackend
 from windowing import Count, Duration, Event
@@ -57,8 +57,8 @@ def _table(stamps: list[int]) -> pa.Table:
 def _task(bolt, store=None):
     emitted: list = []
     bolt = bolt.with_tumbling_window(Duration(10)).with_timestamp_field("ts")
-    task = make_task(bolt, component="w", input_streams=[("events", "default")], store=store,
-                     persist_windows=store is not None, watermark_at_batch_end=True)
+    task = make_task(bolt, TaskOptions(component="w", input_streams=[("events", "default")], store=store,
+                                       watermark_at_batch_end=True))
     task.prepare({}, lambda stream, values: emitted.append(values[0]))
     return task, emitted
 
@@ -148,7 +148,8 @@ def test_a_storm_exact_bolt_that_reads_tuples_gets_them_built_as_they_arrive():
     def task_of():
         emitted: list = []
         bolt = Keys().with_tumbling_window(Duration(10)).with_timestamp_field("ts").with_storm_semantics()
-        task = make_task(bolt, component="w", input_streams=[("events", "default")], watermark_at_batch_end=True)
+        task = make_task(bolt, TaskOptions(component="w", input_streams=[("events", "default")],
+                                           watermark_at_batch_end=True))
         task.prepare({}, lambda stream, values: emitted.append(values[0]))
         return task, emitted
 
@@ -209,8 +210,8 @@ def test_a_paged_window_never_holds_blocks():
     store = MemoryBackend().namespace("w")
     bolt = (PagedColumns().with_tumbling_window(Duration(10)).with_timestamp_field("ts").with_persistence()
             .with_max_events_in_memory(2))
-    task = make_task(bolt, component="w", input_streams=[("events", "default")], store=store,
-                     watermark_at_batch_end=True)
+    task = make_task(bolt, TaskOptions(component="w", input_streams=[("events", "default")], store=store,
+                                       watermark_at_batch_end=True))
     task.prepare({}, lambda stream, values: None)
     for stamps in ([1, 2, 10], [13, 22], [25, 31]):
         _deliver(task, _table(stamps))
@@ -235,7 +236,7 @@ class Changes(BaseWindowedBolt):
 def _count_task(count: int):
     emitted: list = []
     bolt = Changes().with_window(Count(count), Duration(10))
-    task = make_task(bolt, component="w", input_streams=[("up", "default")], start_time_ms=0)
+    task = make_task(bolt, TaskOptions(component="w", input_streams=[("up", "default")], start_time_ms=0))
     task.prepare({}, lambda stream, values: emitted.append(values))
     return task, emitted
 

@@ -203,7 +203,7 @@ class TopologyRuntime:
         built = build_stored(
             spec.bolt, store, component=bid, index=index, parallelism=spec.parallelism,
             inputs=[(s.component, s.stream) for s in spec.subscriptions], conf=self.conf,
-            start_time_ms=self.start_time_ms, persist_windows=True, observer=partial(self._on_window, bid),
+            start_time_ms=self.start_time_ms, observer=partial(self._on_window, bid),
             layout=self.topology.layout, routes=TaskRoutes(self.router.routing, bid, index),
         )
         return TaskSlot(bid, index, built, store)

@@ -17,10 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from bolts import BaseBolt, BoltTask, PlainBoltTask
+from bolts import BaseBolt, BoltTask
 from bolts.codecs.value_codec import pack_value, unpack_value
 from bolts.instance_fields import FIELD_PREFIX, InstanceFields
-from bolts.task import TASK_KEY
 from bolts.task_input import TaskInput
 from state_backends import Namespace, StateBackend, decode, encode
 from state_backends.base import check_namespace
@@ -144,16 +143,12 @@ def build_stored(bolt: BaseBolt, store: TaskStore | None, **options: Any) -> Bui
 
 
 def resume(built: BuiltTask, store: TaskStore) -> None:
-    """Bring a task built over ``store`` to its last commit: the bolt's attributes, and a plain task's own state.
+    """Bring a task built over ``store`` to its last commit: the bolt's attributes.
 
-    Windowed tasks resume their windows while prepared; this sets the bolt's
+    Tasks resume their own state while prepared; this sets the bolt's
     attributes as the last commit left them, after ``prepare()`` built the rest.
     """
     built.fields.restore(store.scan(FIELD_PREFIX))
-    if isinstance(built.task, PlainBoltTask):
-        data = store.get(TASK_KEY)
-        if data is not None:
-            built.task.restore(unpack_value(data))
 
 
 def run_stored(
@@ -192,10 +187,8 @@ def run_stored(
 
 def before_commit(task: BoltTask, batch_id: int) -> None:
     """The bolt's pre-commit hooks (stateful bolts), then a tuple they failed fails the batch."""
-    hooks = getattr(task, "before_commit", None)
-    if callable(hooks):
-        hooks(batch_id)
-        task.check_failed()
+    task.before_commit(batch_id)
+    task.check_failed()
 
 
 def commit_task(task: BoltTask, fields: InstanceFields, store: TaskStore, batch_id: int,
@@ -214,23 +207,13 @@ def commit_task(task: BoltTask, fields: InstanceFields, store: TaskStore, batch_
         store.stage(*fields.writes())
         if extra:
             store.stage(extra)
-        applied = _commit(task, store, batch_id)
+        applied = task.commit(batch_id)
     except BaseException:
         store.unstage()  # nothing of a failed commit may ride along with a later one
         raise
     if applied:
         fields.committed()
     return applied
-
-
-def _commit(task: BoltTask, store: TaskStore, batch_id: int) -> bool:
-    commit = getattr(task, "commit", None)
-    if callable(commit):  # windowed tasks write their windows and system state
-        return bool(commit(batch_id))
-    if isinstance(task, PlainBoltTask):
-        return store.commit(batch_id, {TASK_KEY: pack_value(task.state())}, [])
-    msg = f"commit: task {task.component!r} ({type(task).__name__}) has no commit() and cannot keep its state"
-    raise TypeError(msg)
 
 
 class RouterCounters:

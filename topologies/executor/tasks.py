@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bolts import BaseBolt, BoltTask, make_task
+from bolts import BaseBolt, BoltTask, TaskOptions, make_task
 from bolts.codecs.value_codec import register_from_conf
 from bolts.collector import EmitRoutes
 from bolts.context import TopologyLayout
@@ -55,7 +55,7 @@ class BuiltTask:
 
 def build_task(
     bolt: BaseBolt, *, component: str, index: int, parallelism: int, inputs: Iterable[tuple[str, str]],
-    conf: Mapping[str, Any], start_time_ms: int, store: Any = None, persist_windows: bool = False,
+    conf: Mapping[str, Any], start_time_ms: int, store: Any = None,
     observer: Callable[[Any], None] | None = None, sink: EmitBuffer | None = None,
     watermark_at_batch_end: bool = True, layout: TopologyLayout | None = None, routes: EmitRoutes | None = None,
 ) -> BuiltTask:
@@ -73,11 +73,9 @@ def build_task(
     """
     sink = EmitBuffer() if sink is None else sink
     register_from_conf(conf)  # the classes the topology lets travel (Config.register_serialization)
-    task = make_task(
-        copy.deepcopy(bolt), component=component, input_streams=list(inputs), start_time_ms=start_time_ms,
-        task_index=index, parallelism=parallelism, observer=observer, store=store, persist_windows=persist_windows,
-        watermark_at_batch_end=watermark_at_batch_end,
-    )
+    options = TaskOptions(component, tuple(inputs), index, parallelism, start_time_ms, store, observer,
+                          watermark_at_batch_end)
+    task = make_task(copy.deepcopy(bolt), options)
     task.layout, task.routes = layout, routes
     fields = InstanceFields(task.bolt, component)
     fields.track_prepare(lambda: task.prepare(dict(conf), sink))

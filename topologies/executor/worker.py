@@ -140,7 +140,7 @@ def _build(spec: StageSpec, index: int, store: TaskStore, routing: RoutingTable 
     fired = FiredCounter()
     built = build_stored(
         spec.bolt, store, component=spec.component, index=index, parallelism=spec.parallelism, inputs=spec.inputs,
-        conf=spec.conf, start_time_ms=spec.now_ms or 0, persist_windows=True, observer=fired,
+        conf=spec.conf, start_time_ms=spec.now_ms or 0, observer=fired,
         layout=None if routing is None else routing.layout,
         routes=None if routing is None else TaskRoutes(routing, spec.component, index),
     )

@@ -1,10 +1,10 @@
-"""Runs one task of a ``BaseStatefulWindowedBolt``: windows and user state committed with each batch."""
+"""A windowed task over a store: its windows, system state and (stateful bolts) user state committed each batch."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
@@ -12,7 +12,6 @@ import numpy as np
 
 from bolts.codecs.value_codec import pack_value, unpack_value
 from bolts.codecs.window_state_codec import (
-    INDEX_PREFIX,
     META_KEY,
     STATE_VERSION,
     USER_PREFIX,
@@ -20,8 +19,6 @@ from bolts.codecs.window_state_codec import (
     Schemas,
     check_state_version,
     pack,
-    seq_key,
-    seq_of,
     unpack,
 )
 from bolts.collector import EmitSink
@@ -30,12 +27,11 @@ from bolts.storm.base_stateful_windowed_bolt import BaseStatefulWindowedBolt
 from bolts.storm.base_windowed_bolt import BaseWindowedBolt
 from bolts.storm.stored_blocks import hold_stored, new_rows, resumed_blocks
 from bolts.storm.window_pages import WindowPages
-from bolts.storm.windowed_bolt_executor import TupleCheck, WindowedBoltExecutor
-from bolts.task_input import TaskInput
-from bolts.task_store import WindowStore
+from bolts.storm.windowed_bolt_task import TupleCheck, WindowedBoltTask
+from bolts.task import TaskOptions
 from bolts.tuples import Tuple
 from state_backends import KeyValueState
-from windowing import Event, TupleWindow
+from windowing import Event
 from windowing.storm.blocks import Block
 from windowing.storm.event_buffer import BufferFactory, EventBuffer
 from windowing.storm.expired import Expired
@@ -65,58 +61,45 @@ class StateWrites:
         self.deletes.append(key)
 
 
-@dataclass
-class _Recovery:
-    """A restart in message-id mode, until the replayed tuples have refilled the window."""
-
-    system: dict[str, Any]
-    index: dict[tuple[StreamKey, int], tuple[int, int]]  # (stream, msg id) -> (seq, ts)
-    expired_seqs: set[int]
-    refilled: list[Event[Tuple]] = field(default_factory=list)
-    waiting: list[Tuple] = field(default_factory=list)
-
-
 def _seqs(expired: Any) -> list[int]:
     """The arrival numbers of a policy's pending expired events (an ``Expired``, or a list of events)."""
     return expired.seqs().tolist() if isinstance(expired, Expired) else [e.seq for e in expired]
 
 
-class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
-    """A windowed task whose state is loaded from ``store`` when prepared and written by :meth:`commit`.
+class StoredWindowedBoltTask(WindowedBoltTask):
+    """A windowed task whose windows are loaded from its store when prepared and written by :meth:`commit`.
 
-    Persistent windows write the tuples added since the last commit as one chunk
-    and record which stored tuples expired (deleting a chunk once all of its
-    tuples have); message-id windows write a small index entry per held tuple
-    (its stream, id, arrival number and timestamp) instead of the tuple. Both write
-    the system state (policies, watermark, timers) and the user state's changes,
-    in one atomic commit per batch.
-
-    A plain ``BaseWindowedBolt`` run by this executor (as distributed mode runs
-    every windowed bolt, so that any worker process can resume its task) persists
-    its windows and has no user state. With ``persist_windows`` (distributed
-    mode) a message-id window stores its tuples too: a task that moves to
-    another process was not failed, and no source replays its window.
+    At each commit it writes the tuples added since the last commit as
+    chunks and records which stored tuples expired (deleting a chunk once all
+    of its tuples have); a window bounded in memory
+    (``with_max_events_in_memory``) writes pages instead. With them go the
+    system state (policies, watermark, timers) and, for a
+    ``BaseStatefulWindowedBolt``, the user state's changes, in one atomic
+    commit per batch. A plain ``BaseWindowedBolt`` runs this way too whenever
+    its task has a store (the batch loop and the harness always give one), so
+    any process can resume it; a message-id window (``with_message_id_field``)
+    stores its tuples as a persistent one does: Spark's sources replay only the
+    batch that was not committed, and a task that moves to another process was
+    not failed, so nothing would refill its window. Its message ids are still
+    checked (an int in the field) before a tuple is held.
     """
 
-    def __init__(
-        self, bolt: BaseWindowedBolt, *, store: WindowStore, persist_windows: bool = False, **kwargs: Any
-    ) -> None:
-        self.stateful = isinstance(bolt, BaseStatefulWindowedBolt)
+    def __init__(self, bolt: BaseWindowedBolt, options: TaskOptions) -> None:
         if isinstance(bolt, BaseStatefulWindowedBolt):
-            bolt.validate_recovery(kwargs.get("component", ""))
-        self.store = store
+            bolt.validate_recovery(options.component)
+        if options.store is None:
+            msg = f"StoredWindowedBoltTask: bolt {options.component!r} needs a store"
+            raise ValueError(msg)
+        store = options.store
         self._schemas = Schemas()
         bound = bolt.window_config.max_events_in_memory
         self._pages = WindowPages(store, self._schemas, bound) if bound is not None else None
         self._msg_field = bolt.window_config.message_id_field  # before the base class builds its input check
-        super().__init__(bolt, **kwargs)
-        self.persistent = self.config.persistence or not self.stateful or persist_windows
+        super().__init__(bolt, options)
         self._added: dict[int, Event[Tuple]] = {}
         self._added_blocks: list[tuple[Block, np.ndarray]] = []  # columnar blocks added since the commit, with ts
         self._removed: list[np.ndarray] = []  # arrival numbers that expired since the commit
         self._commit_seq = 0  # every tuple added since the last commit has an arrival number at least this
-        self._progress: dict[StreamKey, list[int]] = {}  # stream -> [last expired id, last evaluated id]
-        self._recovery: _Recovery | None = None
         self._chunks = Chunks()
         self.user_state = KeyValueState(store, USER_PREFIX, (pack_value, unpack_value))  # type: ignore[arg-type]
 
@@ -141,7 +124,6 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
 
     def _resume(self, meta: dict[str, Any]) -> None:
         self._schemas = Schemas(meta["schemas"])
-        self._progress = {(s, st): [expired, evaluated] for s, st, expired, evaluated in meta["progress"]}
         expired_seqs = set(meta["expired"])
         if self._pages is not None:
             self._pages.schemas = self._schemas
@@ -149,98 +131,22 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
             held = [e for e in loose if e.seq not in expired_seqs]
             self.restore(meta["system"], held, [e for e in loose if e.seq in expired_seqs])
             return
-        if self.persistent:
-            events = self._chunks.load(self.store, self._schemas)
-            held = [e for e in events if e.seq not in expired_seqs]
-            expired = [e for e in events if e.seq in expired_seqs]
-            blocks = resumed_blocks(self._chunks.loaded, expired_seqs, expired)
-            self._chunks.loaded = []
-            self.restore(meta["system"], held, expired, blocks)
-            return
-        index: dict[tuple[StreamKey, int], tuple[int, int]] = {}
-        for key, value in self.store.scan(INDEX_PREFIX):
-            schema_id, msg_id, ts = unpack(value)
-            source, stream, _ = self._schemas.get(schema_id)
-            index[((source, stream), msg_id)] = (seq_of(key), ts)
-        self._recovery = _Recovery(meta["system"], index, expired_seqs)
-        if not index:
-            self.finish_recovery()
+        events = self._chunks.load(self.store, self._schemas)  # type: ignore[arg-type]
+        held = [e for e in events if e.seq not in expired_seqs]
+        expired = [e for e in events if e.seq in expired_seqs]
+        blocks = resumed_blocks(self._chunks.loaded, expired_seqs, expired)
+        self._chunks.loaded = []
+        self.restore(meta["system"], held, expired, blocks)
 
     def restore(
         self, state: dict[str, Any], held: list[Event[Tuple]], expired: list[Event[Tuple]],
         blocks: Sequence[tuple[Block, Any]] = (),
     ) -> None:
-        """Resume as :meth:`WindowedBoltExecutor.restore`; every tuple it holds is stored."""
+        """Resume as :meth:`WindowedBoltTask.restore`; every tuple it holds is stored."""
         super().restore(state, held, expired, blocks)
         self._commit_seq = self.manager.next_seq
 
     # Input ------------------------------------------------------------------------------------
-    def execute(self, tup: Tuple) -> None:
-        """Process a tuple; while recovering, replayed tuples refill the window instead."""
-        if self._recovery is not None:
-            self._replay(tup, self._recovery)
-        else:
-            super().execute(tup)
-
-    def execute_batch(self, batch: TaskInput) -> None:
-        """Process a batch as one by one: while recovering, each replayed tuple refills the window; the rest at once."""
-        if self._recovery is None:
-            super().execute_batch(batch)
-            return
-        tuples = batch.tuples()
-        done = 0
-        while self._recovery is not None and done < len(tuples):
-            self._replay(tuples[done], self._recovery)
-            done += 1
-        if done < len(tuples):
-            self._add_batch(tuples[done:] if done else tuples)
-
-    def _replay(self, tup: Tuple, recovery: _Recovery) -> None:
-        stream = (tup.source_component, tup.stream)
-        try:
-            msg_id = self._message_id(tup)
-        except TupleError as error:
-            self.reject(tup, error)
-            return
-        found = recovery.index.pop((stream, msg_id), None)
-        if found is None:
-            last_expired = self._progress.get(stream, [None, None])[0]
-            if last_expired is not None and msg_id <= last_expired:
-                return  # expired and acknowledged before the restart
-            recovery.waiting.append(tup)  # new since the last commit: processed once the window is refilled
-            return
-        seq, ts = found
-        recovery.refilled.append(Event(tup, ts, seq))
-        if not recovery.index:
-            self.finish_recovery()
-
-    def finish_recovery(self) -> None:
-        """End a message-id restart: resume the window with the refilled tuples, then process the rest.
-
-        Called when every held tuple has been replayed, or at the end of the first
-        batch after a restart; tuples the source did not replay are reported (they
-        cannot be recovered without persistence) rather than silently forgotten.
-        """
-        recovery, self._recovery = self._recovery, None
-        if recovery is None:
-            return
-        if recovery.index:
-            log.warning(
-                "%s: %d tuples of the window were not replayed by the source and are lost to it; message-id "
-                "recovery needs a source that replays unacknowledged tuples (or use with_persistence()): %s",
-                self.component, len(recovery.index), sorted(recovery.index)[:10],
-            )
-        held = [e for e in recovery.refilled if e.seq not in recovery.expired_seqs]
-        expired = [e for e in recovery.refilled if e.seq in recovery.expired_seqs]
-        self.restore(recovery.system, held, expired)
-        for tup in recovery.waiting:
-            super().execute(tup)
-
-    def end_batch(self) -> None:
-        """A batch is complete: a restart's refill is over by now; then the batch-end watermark, if on."""
-        self.finish_recovery()
-        super().end_batch()
-
     def _held(self, events: Sequence[Event[Tuple]] | Block, stamps: Any = None) -> None:
         if self._pages is not None:  # paged windows write whole pages instead
             return
@@ -266,20 +172,6 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         seqs = np.sort(np.concatenate(self._removed))  # a row expires once: no repeats
         cut = int(np.searchsorted(seqs, self._commit_seq))
         return seqs[:cut], seqs[cut:]
-
-    def on_activation(self, window: TupleWindow[Tuple]) -> None:
-        """Run the window, then record message-id progress (last expired and last evaluated ids)."""
-        super().on_activation(window)
-        if self._msg_field is not None:
-            self._advance_progress(window.get_expired(), 0)
-            self._advance_progress(window.get_new(), 1)
-
-    def _advance_progress(self, tuples: list[Tuple], slot: int) -> None:
-        for tup in tuples:
-            entry = self._progress.setdefault((tup.source_component, tup.stream), [None, None])  # type: ignore[list-item]
-            msg_id = self._message_id(tup)
-            if entry[slot] is None or msg_id > entry[slot]:
-                entry[slot] = msg_id
 
     def _message_id(self, tup: Tuple) -> int:
         field_name = self._msg_field
@@ -311,20 +203,17 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
         propagates and the committed state is unchanged; the task must then be
         rebuilt from the store before the batch is retried.
         """
-        self.finish_recovery()  # a commit records a resumed window, never a half-refilled one
         stored, unstored = self._expired_since_commit()
         for seq in unstored.tolist() if self._added else ():
             self._added.pop(seq, None)
         if self._pages is not None:
             puts, deletes = self._page_writes(self._pages)
-        elif self.persistent:
+        else:
             puts, deletes = self._chunks.writes(self._added, stored, self._schemas,
                                                 new_rows(self._added_blocks, unstored), self.config.timestamp_field)
-        else:
-            puts, deletes = dict(self._index_writes()), [seq_key(INDEX_PREFIX, seq) for seq in stored.tolist()]
         puts[META_KEY] = pack(self._meta())
         self.user_state.write_to(StateWrites(puts, deletes))  # type: ignore[arg-type]
-        applied = self.store.commit(batch_id, puts, deletes)
+        applied = self.store.commit(batch_id, puts, deletes)  # type: ignore[union-attr]
         if applied and self._added_blocks:
             hold_stored(self._added_blocks, puts)
         if self._pages is not None:
@@ -349,23 +238,11 @@ class StatefulWindowedBoltExecutor(WindowedBoltExecutor):
                 puts[key] = value
         return puts, deletes
 
-    def _index_writes(self) -> Iterator[tuple[bytes, bytes]]:
-        for seq, event in self._added.items():
-            tup = event.value
-            record = [self._schemas.id_of(tup), self._message_id(tup), event.ts]
-            yield seq_key(INDEX_PREFIX, seq), pack(record)
-
     def _meta(self) -> dict[str, Any]:
         return {
             "version": STATE_VERSION,
             "system": self.state(),
             "schemas": self._schemas.to_data(),
             "expired": _seqs(self.manager.eviction.expired),
-            "progress": [[s, st, exp, ev] for (s, st), (exp, ev) in self._progress.items()],
             "next_page": self._pages.next_page_id if self._pages is not None else 0,
         }
-
-    @property
-    def recovering(self) -> bool:
-        """Whether a message-id restart is still waiting for replayed tuples."""
-        return self._recovery is not None

@@ -1,14 +1,15 @@
-"""Runs one task of a windowed bolt: timestamps, lateness, watermarks, timers and windows.
+"""Runs one task of a windowed bolt: timestamps, lateness, watermarks, timers and windows, in memory.
 
-The local harness and the Spark executor both drive a bolt through this class,
-so a bolt behaves the same in a unit test and on a cluster. Time is injected:
-the caller moves processing time with :meth:`advance_to`.
+:class:`~bolts.storm.stored_windowed_bolt_task.StoredWindowedBoltTask` adds the
+store to it, and is what the batch loop and ``BoltHarness`` run (both give every
+task a store), so a bolt behaves the same in a unit test and on a cluster.
+Time is injected: the caller moves processing time with :meth:`advance_to`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import groupby
 from operator import attrgetter
 from typing import Any, cast
@@ -19,7 +20,7 @@ from bolts.collector import EmitSink, OutputCollector
 from bolts.errors import TupleError
 from bolts.storm.base_windowed_bolt import BaseWindowedBolt
 from bolts.storm.table_rows import TableRows
-from bolts.task import BoltTask
+from bolts.task import BoltTask, TaskOptions
 from bolts.task_input import Segment, TaskInput
 from bolts.timestamps import column_millis, is_timestamp_column, read_millis
 from bolts.tuples import Fields, Tuple
@@ -75,12 +76,12 @@ def final_watermark(spec: WindowSpec, held: Callable[[], list[Event[Tuple]]]) ->
     return END_OF_TIME
 
 
-class WindowedBoltExecutor(BoltTask):
-    """Storm's ``WindowedBoltExecutor`` for one task, on an injected clock.
+class WindowedBoltTask(BoltTask):
+    """What Storm's ``WindowedBoltExecutor`` does for one task, on an injected clock.
 
-    ``input_streams`` are the ``(component, stream)`` pairs the task subscribes
-    to; in event time the watermark waits for a tuple on each of them.
-    ``observer``, when given, sees each window just before the bolt does.
+    The options' ``input_streams`` are the ``(component, stream)`` pairs the task
+    subscribes to; in event time the watermark waits for a tuple on each of them.
+    The ``observer``, when given, sees each window just before the bolt does.
 
     In event time the watermark is emitted every watermark interval of processing
     time, as in Storm. With ``watermark_at_batch_end`` it is also emitted at every
@@ -95,27 +96,15 @@ class WindowedBoltExecutor(BoltTask):
     window: onto the error stream, or the batch fails.
     """
 
-    def __init__(
-        self,
-        bolt: BaseWindowedBolt,
-        *,
-        component: str,
-        input_streams: Iterable[tuple[str, str]],
-        start_time_ms: int = 0,
-        task_index: int = 0,
-        parallelism: int = 1,
-        observer: WindowObserver | None = None,
-        watermark_at_batch_end: bool = False,
-    ) -> None:
-        super().__init__(
-            bolt, component=component, input_streams=input_streams, task_index=task_index, parallelism=parallelism
-        )
+    def __init__(self, bolt: BaseWindowedBolt, options: TaskOptions) -> None:
+        super().__init__(bolt, options)
+        component = options.component
         self.config = bolt.window_config
         self.config.validate(component)
         self.output_streams = bolt.output_streams(component)
-        self.observer = observer
-        self.watermark_at_batch_end = watermark_at_batch_end
-        self.clock = ManualClock(start_time_ms)
+        self.observer: WindowObserver | None = options.observer
+        self.watermark_at_batch_end = options.watermark_at_batch_end
+        self.clock = ManualClock(options.start_time_ms)
         self.timers = PeriodicTimers(self.clock)
         self.manager: WindowManager[Tuple] = self.config.spec().build(self, self.clock, self._buffer_factory())
         self.watermarks = (
@@ -141,9 +130,6 @@ class WindowedBoltExecutor(BoltTask):
         self._rows_lazily = self._can_hold_blocks and self._holds_arrays
         self.late_tuples = 0
         self.collector: OutputCollector | None = None
-        # Told which tuples are done with (expired or late), as Storm acks them; the harness uses it
-        # to model a source that replays what was not acknowledged.
-        self.ack_listener: Callable[[list[Tuple]], None] | None = None
 
     def _buffer_factory(self) -> BufferFactory:
         """How the window's event buffer is built (stateful tasks may page it to their store)."""
@@ -164,6 +150,14 @@ class WindowedBoltExecutor(BoltTask):
         self.manager.trigger.start(self.timers)
         if self.watermarks is not None:
             self.timers.every(self.config.watermark_interval_ms, self._emit_watermark)
+
+    def commit(self, batch_id: int) -> bool:
+        """``TypeError``: this task keeps its windows in memory only (a task given a store stores them)."""
+        msg = (
+            f"{self.component}: commit needs a state store: a windowed task built without one keeps its windows "
+            "in memory only; pass state=... (for example 'memory://') to the harness"
+        )
+        raise TypeError(msg)
 
     def close(self) -> None:
         """End of input: in event time, a final watermark fires every window holding tuples; then cleanup."""
@@ -320,8 +314,6 @@ class WindowedBoltExecutor(BoltTask):
 
     def _late(self, tup: Tuple, ts: int) -> None:
         self.late_tuples += 1
-        if self.ack_listener is not None:
-            self.ack_listener([tup])
         stream = self.config.late_tuple_stream
         if stream is not None and self.collector is not None:
             self.collector.emit([tup], stream)
@@ -417,9 +409,7 @@ class WindowedBoltExecutor(BoltTask):
         self._rows_lazily = self._can_hold_blocks
 
     def on_expiry(self, events: Expired) -> None:
-        """Expired tuples are done with: tell the ack listener, if any."""
-        if self.ack_listener is not None:
-            self.ack_listener([e.value for e in events])
+        """Expired tuples are done with (a stored task records them for its next commit)."""
 
     # Timestamps -------------------------------------------------------------------------------
     def _timestamp_reader(self) -> Callable[[Tuple], int]:
