@@ -4,7 +4,7 @@ A Storm windowed bolt (2 tasks, shuffle grouping) holds a count window of N
 tuples per task (N = 10^4, 10^5, 10^6 in all) sliding by the batch; it keeps a
 running sum from ``get_new()`` and ``get_expired()``, so its own work follows
 the batch too. The windows are filled with large batches, then small batches
-of 2,000 tuples run through ``DriverExecutor.run`` (the ``foreachBatch`` body,
+of 2,000 tuples run through ``BatchLoop.run`` (the ``foreachBatch`` body,
 without Spark's part). Printed per window size: milliseconds per small batch
 (median of the measured batches) and the ratio to the smallest size. The
 running sums are checked against a direct computation.
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bolts import BaseWindowedBolt, Fields
 from topologies import TopologyBuilder
-from topologies.executor import BatchClock, DriverExecutor, OutputLog
+from topologies.engine import BatchClock, batch_loop
 from topologies.spouts import FileSpout
 from windowing import Count
 
@@ -57,8 +57,7 @@ def measure(held: int, batches: int) -> tuple[float, int]:
     builder.set_bolt("sum", RunningSum().with_window(Count(per_task), Count(SMALL // TASKS)), TASKS) \
         .shuffle_grouping("events")
     clock = iter(range(1_000, 10**9, 1_000))
-    executor = DriverExecutor(builder.create_topology(), {}, BatchClock(Path(tempfile.mkdtemp()), lambda: next(clock)),
-                              OutputLog(None))
+    executor = batch_loop(builder.create_topology(), BatchClock(Path(tempfile.mkdtemp()), lambda: next(clock)))
     value, batch_id = 0, 0
     while value < held:
         rows = [[v] for v in range(value, value + FILL)]
@@ -71,7 +70,7 @@ def measure(held: int, batches: int) -> tuple[float, int]:
         executor.run(batch_id, {"events": rows})
         millis.append((time.perf_counter() - start) * 1000)
         value, batch_id = value + SMALL, batch_id + 1
-    last = executor.outputs.all()[-TASKS:]
+    last = executor.log.all()[-TASKS:]
     # Shuffle alternates tasks, so each task held every other value of the last `held` values.
     expected = {sum(range(value - held + t, value, TASKS)) for t in range(TASKS)}
     got = {o.values[0] for o in last}
@@ -87,7 +86,7 @@ def main() -> None:
     args = p.parse_args()
     results = [(n, *measure(n, args.batches)) for n in args.sizes]
     base = results[0][1]
-    print(f"a batch of {SMALL:,} tuples through DriverExecutor.run, {TASKS} tasks; sums checked")
+    print(f"a batch of {SMALL:,} tuples through BatchLoop.run, {TASKS} tasks; sums checked")
     print(f"{'tuples in windows':>18}{'ms per batch':>14}{'x smallest':>12}")
     for n, ms, _ in results:
         print(f"{n:>18,}{ms:>14.1f}{ms / base:>12.2f}")

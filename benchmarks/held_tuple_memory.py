@@ -1,7 +1,7 @@
 """Driver memory per tuple held in a window, beyond the tuple's own Arrow data.
 
 N tuples ``(key, ts, value)`` (100 keys, 1 ms apart) go through
-``DriverExecutor.run`` with ``memory://`` state, in batches of 100,000, into one
+``BatchLoop.run`` with ``memory://`` state, in batches of 100,000, into one
 task of a sliding event-time window (``2 S`` every ``S``, ``S`` past the last
 timestamp) that fires only at the end, so after the last batch every tuple is
 held. Each batch is built just before it runs and dropped after, so the
@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bolts import BaseWindowedBolt, Fields
 from topologies import FileSpout, TopologyBuilder
-from topologies.executor import BatchClock, BatchLayout, DriverExecutor, OutputLog
+from topologies.engine import BatchClock, BatchLayout, batch_loop
 from windowing import Duration
 
 FIELDS = ("key", "ts", "value")
@@ -79,7 +79,7 @@ def rss() -> int:
 
 
 def batch(start: int, n: int, layout: BatchLayout) -> tuple[pa.Table, int, int]:
-    """Rows ``start`` to ``start + n`` as the executor receives them; also their values' sum and Arrow bytes."""
+    """Rows ``start`` to ``start + n`` as the batch loop receives them; also their values' sum and Arrow bytes."""
     i = np.arange(start, start + n, dtype=np.int64)
     values = (i * 7919) % 1000
     keys = pa.array(np.char.add("k", (i % KEYS).astype(str)))
@@ -99,21 +99,21 @@ def measure(bolt_name: str, tuples: int) -> tuple[float, float]:
     builder.set_bolt("total", bolt.with_lag(Duration(1_000)), 1).global_grouping("events")
     topology = builder.create_topology()
     layout = BatchLayout(topology)
-    warm = DriverExecutor(topology, {}, BatchClock(Path(tempfile.mkdtemp()), _clock()), OutputLog(None))
-    warm.run(0, layout.decode(batch(0, 1_000, layout)[0]))  # imports and first-use costs before the baseline
+    warm = batch_loop(topology, BatchClock(Path(tempfile.mkdtemp()), _clock()))
+    warm.run(0, batch(0, 1_000, layout)[0])  # imports and first-use costs before the baseline
     warm.flush()
     del warm
-    executor = DriverExecutor(topology, {}, BatchClock(Path(tempfile.mkdtemp()), _clock()), OutputLog(None))
+    executor = batch_loop(topology, BatchClock(Path(tempfile.mkdtemp()), _clock()))
     before = rss()
     total = arrow = 0
     for batch_id, start in enumerate(range(0, tuples, PER_BATCH)):
         table, part_sum, part_bytes = batch(start, min(PER_BATCH, tuples - start), layout)
-        executor.run(batch_id, layout.decode(table))
+        executor.run(batch_id, table)
         total, arrow = total + part_sum, arrow + part_bytes
         del table
     grown = rss() - before
     executor.flush()
-    windows = [output.values for output in executor.outputs.all()]
+    windows = [output.values for output in executor.log.all()]
     if not windows or any(w != [total, tuples] for w in windows):
         raise SystemExit(f"{bolt_name}: windows {windows} but numpy says [{total}, {tuples}]")
     return grown / tuples, arrow / tuples

@@ -109,7 +109,7 @@ class Timed:
 
 def time_reads(handle: Any) -> Timed:
     """Time the driver placement's ``source_of``: Spark's job that brings a batch to the driver as Arrow."""
-    placement = handle.executor.placement
+    placement = handle.loop.placement
     placement.source_of = Timed(placement.source_of)
     return placement.source_of
 

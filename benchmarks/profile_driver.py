@@ -1,7 +1,7 @@
-"""Where driver mode spends its time: the race's workload through ``DriverExecutor.run`` under cProfile, no Spark.
+"""Where driver mode spends its time: the race's workload through ``BatchLoop.run`` under cProfile, no Spark.
 
-Generates the race's events (``benchmarks/race.py``), decodes them as the
-executor does (``BatchLayout.decode`` of an Arrow batch of 2 files), and runs
+Generates the race's events (``benchmarks/race.py``) as Arrow batches of 2 files, hands them to
+``BatchLoop.run`` as Spark's micro-batches would be, and runs
 the chosen squall variant batch by batch in this process, so the profile shows
 squall's own cost without Spark's. Prints the wall time, events/s and the top
 functions by cumulative time.
@@ -39,7 +39,7 @@ from benchmarks.race import (
 )
 from bolts import Fields, WindowedAggregateBolt
 from topologies import FileSpout, TopologyBuilder
-from topologies.executor import BatchClock, BatchLayout, DriverExecutor, OutputLog
+from topologies.engine import BatchClock, BatchLayout, batch_loop
 from windowing import Duration, SlidingWindows
 
 
@@ -107,17 +107,17 @@ def main() -> None:
 
 
 def run_all(topology, layout, batches, profile: cProfile.Profile | None) -> tuple[float, int]:
-    """Every batch through a new ``DriverExecutor``, then its flush: the seconds and the number of outputs."""
-    executor = DriverExecutor(topology, {}, BatchClock(Path(tempfile.mkdtemp()), step_clock()), OutputLog(None))
+    """Every batch through a new ``BatchLoop``, then its flush: the seconds and the number of outputs."""
+    executor = batch_loop(topology, BatchClock(Path(tempfile.mkdtemp()), step_clock()))
     start = time.perf_counter()
     if profile is not None:
         profile.enable()
     for batch_id, batch in enumerate(batches):
-        executor.run(batch_id, layout.decode(batch))
+        executor.run(batch_id, batch)
     executor.flush()
     if profile is not None:
         profile.disable()
-    return time.perf_counter() - start, len(executor.outputs.all())
+    return time.perf_counter() - start, len(executor.log.all())
 
 if __name__ == "__main__":
     main()

@@ -87,19 +87,19 @@ def measure(executors: int, data: Path, state: str, rounds: int) -> dict[str, An
     the driver's rows and bytes per batch (of the last squall runs), and counts
     for the checks.
     """
-    from topologies.executor import stage_engines
+    from topologies.engine.placements import frames
 
     spark = session(executors)
     _, spark_sums, _ = run_spark(spark, data)  # the warm-up, discarded
     received: list[tuple[int, int]] = []
-    original = stage_engines.SparkStages.driver_rows
+    original = frames.SparkFrames.driver_rows
 
     def counted(self: Any, frame: Any, mixed: bool = True) -> Any:
         rows = original(self, frame, mixed)
         received.append((rows.num_rows, rows.nbytes))
         return rows
 
-    stage_engines.SparkStages.driver_rows = counted  # type: ignore[method-assign]
+    frames.SparkFrames.driver_rows = counted  # type: ignore[method-assign]
     builder = TopologyBuilder()
     builder.set_spout("events", FileSpout(str(data), "parquet", FIELDS, schema=SCHEMA,
                                           max_files_per_trigger=FILES_PER_BATCH))

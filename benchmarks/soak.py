@@ -539,11 +539,11 @@ def main() -> int:
             now = time.monotonic()
             time.sleep(max(0.0, min(POLL_S, next_report - now, end - now)))
             if not handle.query.isActive or handle.query.exception() is not None:
-                error = handle.executor.error or handle.query.exception()
+                error = handle.loop.error or handle.query.exception()
                 print(f"soak: the query stopped after {(time.monotonic() - started) / 60:.1f} min: {error!r}",
                       flush=True)
-                if handle.executor.error is not None:
-                    traceback.print_exception(handle.executor.error, file=sys.stdout)
+                if handle.loop.error is not None:
+                    traceback.print_exception(handle.loop.error, file=sys.stdout)
                 return 1
             if own_redis is not None and own_redis.poll() is not None:
                 print(f"soak: redis-server exited with {own_redis.returncode}", flush=True)

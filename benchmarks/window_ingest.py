@@ -43,7 +43,7 @@ def bolt() -> StormKeyedSum:
 
 
 def generate(events: int) -> list[list[TaskInput]]:
-    """Per batch, per task, the task's share of the batch (Arrow segments, as the executor cuts them)."""
+    """Per batch, per task, the task's share of the batch (Arrow segments, as the batch loop cuts them)."""
     import numpy as np
     import pyarrow as pa
 

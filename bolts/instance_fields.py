@@ -43,7 +43,7 @@ from bolts.codecs import value_codec
 from bolts.tuples import Tuple
 from windowing.panes import PaneInfo
 
-#: Key prefix of the attributes in a task's namespace (see topologies.executor.stored for the other keys).
+#: Key prefix of the attributes in a task's namespace (see topologies.engine.task_store for the other keys).
 FIELD_PREFIX = b"f/"
 
 _TUPLE, _SET, _FROZENSET, _DEQUE, _COUNTER, _ORDERED, _DEFAULTDICT, _TIMEDELTA, _DECIMAL, _DELETED_EXT = range(16, 26)

@@ -11,6 +11,7 @@ millisecond. ``bool`` is refused although it is an ``int``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
@@ -70,3 +71,27 @@ def column_millis(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     if unit == "s":
         return raw * 1_000
     return raw if unit == "ms" else raw // _PER_MS[unit]
+
+
+def tuple_timestamps(field: str | None, extractor: Callable[[Any], Any] | None,
+                     now: Callable[[], int]) -> Callable[[Any], int]:
+    """How a task reads a tuple's timestamp, in epoch ms: from ``field``, by ``extractor``, else ``now()``.
+
+    ``TupleError`` naming the method and the tuple for a tuple without the
+    field, or a value that is no timestamp (see :func:`read_millis`).
+    """
+    if field is not None:
+
+        def read_field(tup: Any) -> int:
+            if field not in tup.fields:
+                msg = (
+                    f"with_timestamp_field: tuple from {tup.source_component}:{tup.stream} has no field "
+                    f"{field!r}; its fields are: {', '.join(tup.fields)} (tuple: {tup!r})"
+                )
+                raise TupleError(msg)
+            return read_millis("with_timestamp_field", field, tup[field], tup)
+
+        return read_field
+    if extractor is not None:
+        return lambda tup: read_millis("with_timestamp_extractor", "the extractor's result", extractor(tup), tup)
+    return lambda tup: now()

@@ -68,7 +68,7 @@ from topologies import (
     TopologyBuilder,
     TopologyHandle,
 )
-from topologies.sinks import KafkaSink, TableSink
+from topologies.sinks import KafkaSink, OutputBatch, Sink, TableSink
 from topologies.spouts import MalformedRecordError
 from topologies.testing import Activation, BoltHarness
 from windowing import (
@@ -140,6 +140,7 @@ __all__ = [
     "Never",
     "OrFinally",
     "Output",
+    "OutputBatch",
     "OutputCollector",
     "OutputFieldsDeclarer",
     "PaneInfo",
@@ -148,6 +149,7 @@ __all__ = [
     "Repeatedly",
     "ReportedFailedException",
     "Sessions",
+    "Sink",
     "SlidingWindows",
     "SparkRunner",
     "Spout",

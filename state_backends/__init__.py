@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from state_backends.base import MAX_BATCH_ID, CorruptStateError, Namespace, StateBackend, StateBackendError, WriteBatch
 from state_backends.key_value_state import KeyValueState
+from state_backends.schemes import SCHEMES, Scheme
 from state_backends.serialization import decode, encode
 from state_backends.urls import redact, scheme_of
-
-SCHEMES = ("memory", "redis", "rediss", "hbase")
 
 __all__ = [
     "MAX_BATCH_ID",
@@ -25,6 +24,7 @@ __all__ = [
     "CorruptStateError",
     "KeyValueState",
     "Namespace",
+    "Scheme",
     "StateBackend",
     "StateBackendError",
     "WriteBatch",
@@ -56,21 +56,12 @@ def open_backend(url: str) -> StateBackend:
     if not isinstance(url, str):  # its repr is not shown: it may hold a password
         msg = f"open_backend: url must be a str; got {type(url).__name__} instead"
         raise TypeError(msg)
-    scheme = scheme_of(url)
-    if scheme == "memory":
-        from state_backends.memory import MemoryBackend
-
-        return MemoryBackend(url[len("memory://") :])
-    if scheme in ("redis", "rediss"):
-        from state_backends.redis_backend import RedisBackend
-
-        return RedisBackend(url)
-    if scheme == "hbase":
-        from state_backends.hbase_backend import HBaseBackend
-
-        return HBaseBackend(url)
-    msg = f"open_backend: unknown scheme {scheme!r} in {redact(url)!r}; valid schemes are: {', '.join(SCHEMES)}"
-    raise ValueError(msg)
+    scheme = SCHEMES.get(scheme_of(url))
+    if scheme is None:
+        msg = (f"open_backend: unknown scheme {scheme_of(url)!r} in {redact(url)!r}; valid schemes are: "
+               f"{', '.join(SCHEMES)}")
+        raise ValueError(msg)
+    return scheme.open(url)
 
 
 def open_window_store(url: str, namespace: str) -> Namespace:

@@ -33,6 +33,11 @@ _NAMED: dict[str, _Store] = {}
 _NAMED_LOCK = threading.Lock()
 
 
+def open_memory(url: str) -> MemoryBackend:
+    """The backend ``memory://<name>`` names: the private store (no name) or the process-wide store ``name``."""
+    return MemoryBackend(url[len("memory://") :])
+
+
 class MemoryBackend(StateBackend):
     """State in dicts; commits are atomic under a lock, with the same semantics as Redis and HBase."""
 

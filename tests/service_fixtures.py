@@ -121,8 +121,8 @@ STORE_BACKENDS = [
 def backend(request: pytest.FixtureRequest) -> Iterator[StateBackend]:
     """A state backend of each kind in turn (memory, journaled memory, the run's Redis and HBase); fresh namespaces."""
     if request.param == "journaled":
-        from topologies.executor.remote.journaled_memory import JournaledMemoryBackend
-        from topologies.executor.storage import LocalDir
+        from topologies.engine.remote.journaled_memory import JournaledMemoryBackend
+        from topologies.storage import LocalDir
 
         directory = request.getfixturevalue("tmp_path") / "journal"
         with JournaledMemoryBackend(LocalDir(directory)) as journaled:

@@ -48,6 +48,8 @@ HOME = {
     "FileSpout": "topologies.spouts",
     "KafkaSink": "topologies.sinks",
     "TableSink": "topologies.sinks",
+    "Sink": "topologies.sinks",
+    "OutputBatch": "topologies.sinks",
     "KafkaSpout": "topologies.spouts",
     "MalformedRecordError": "topologies.spouts",
     "Output": "topologies",
@@ -117,7 +119,8 @@ def test_star_import_gives_exactly_all():
 
 def test_aggregators_is_the_module():
     assert squall.aggregators.__name__ == "windowing.aggregators"
-    assert squall.Count is not squall.aggregators.Count, "squall.Count is the window size, not the aggregator"
+    assert not hasattr(squall.aggregators, "Count"), "squall.Count is the window size; the aggregator is TupleCount"
+    assert squall.aggregators.count() == squall.aggregators.TupleCount()
 
 
 def test_import_does_not_load_pyspark():

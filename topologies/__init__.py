@@ -3,7 +3,6 @@
 from bolts.tuples import Fields
 from topologies.builder import BoltDeclarer, TopologyBuilder
 from topologies.config import Config
-from topologies.executor import Output
 from topologies.groupings import (
     AllGrouping,
     CustomStreamGrouping,
@@ -17,6 +16,7 @@ from topologies.groupings import (
     ShuffleGrouping,
 )
 from topologies.runner import Progress, SparkRunner, TopologyHandle
+from topologies.sinks.records import Output
 from topologies.spouts import DataFrameSpout, FileSpout, KafkaSpout, RateSpout, Spout
 from topologies.topology import Topology
 

@@ -30,12 +30,12 @@ from types import FrameType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 from topologies import config, state_providers
-from topologies.executor import PLACEMENTS
-from topologies.executor.ship import SQUALL_PACKAGES
-from topologies.executor.storage import join
+from topologies.engine import PLACEMENTS
+from topologies.engine.ship import SQUALL_PACKAGES
 from topologies.metrics import format_watermark
 from topologies.plot import add_plot_command
 from topologies.runner import SparkRunner, TopologyHandle
+from topologies.storage import join
 from topologies.topology import Topology
 from windowing import Duration
 
@@ -98,7 +98,7 @@ def load_file(path: str) -> tuple[Topology, dict[str, Any]]:
     As ``python file.py`` would, the file's directory comes first on ``sys.path``,
     so the file imports its sibling modules and packages. In distributed mode
     the runner ships those modules to the executors with the bolts'
-    (:mod:`topologies.executor.ship`).
+    (:mod:`topologies.engine.ship`).
     """
     module = _load_module(path)
     build = getattr(module, "build_topology", None)
@@ -440,7 +440,7 @@ def _run(spark: SparkSession, args: argparse.Namespace, stop: StopRequest) -> in
     try:
         stopped = watch(handle, args.progress_every, stop)
     except Exception as exc:  # a batch failed: one line naming the error, not py4j's traceback
-        error = handle.executor.error or exc
+        error = handle.loop.error or exc
         first = str(error).strip().splitlines()[0] if str(error).strip() else ""
         print(f"[{name}] failed: {type(error).__name__}: {first}", file=sys.stderr, flush=True)
         return 1

@@ -44,7 +44,7 @@ class BoltMetrics:
     ``late_tuples``: tuples that arrived behind the watermark; ``state_bytes``:
     key plus value bytes the tasks' commits wrote to the state store;
     ``batch_ms``: wall time of the bolt in this batch (in distributed mode, of
-    its Spark stage); ``watermark``: the bolt's lowest task watermark after the
+    the Spark job of its layer); ``watermark``: the bolt's lowest task watermark after the
     batch (epoch ms; None when a task has none).
     """
 

@@ -42,11 +42,10 @@ if TYPE_CHECKING:
 
 
 @runtime_checkable
-class BoltHarness(Protocol):
+class RecordedRun(Protocol):
     """What a picture reads of a run: a ``topologies.testing.BoltHarness`` that has been fed.
 
-    Named as the harness so that signatures read as what users pass; the
-    harness module imports this one (for ``BoltHarness.plot()``), never the reverse.
+    A protocol, since the harness module imports this one (for ``BoltHarness.plot()``), never the reverse.
     """
 
     task: Any
@@ -109,7 +108,7 @@ class Picture:
 
 
 def picture(
-    h: BoltHarness,
+    h: RecordedRun,
     *,
     label: str | Callable[[Any], Any] | None = None,
     value: Callable[[list[Any]], Any] | None = None,
@@ -138,7 +137,7 @@ def picture(
 
 
 def plot_run(
-    h: BoltHarness,
+    h: RecordedRun,
     path: str | Path | None = None,
     *,
     label: str | Callable[[Any], Any] | None = None,
@@ -208,7 +207,7 @@ def draw(
     return fig
 
 
-def load_harness(path: str) -> tuple[BoltHarness, dict[str, Any]]:
+def load_harness(path: str) -> tuple[RecordedRun, dict[str, Any]]:
     """The harness a script builds (``build_harness()``, already driven) and its ``PLOT_OPTIONS`` (a dict, optional)."""
     file = Path(path)
     if not file.is_file():
@@ -219,7 +218,7 @@ def load_harness(path: str) -> tuple[BoltHarness, dict[str, Any]]:
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     build = getattr(module, "build_harness", None)
     h = build() if callable(build) else None
-    if not isinstance(h, BoltHarness):
+    if not isinstance(h, RecordedRun):
         msg = f"squall plot: {path} must define build_harness() returning a BoltHarness it has fed; got {h!r}"
         raise SystemExit(msg)
     options = getattr(module, "PLOT_OPTIONS", {})
@@ -253,7 +252,7 @@ def plot_command(args: argparse.Namespace) -> int:
 
 
 # What the run holds ------------------------------------------------------------------------------
-def _event_time_reader(h: BoltHarness) -> Callable[[Any], int | None]:
+def _event_time_reader(h: RecordedRun) -> Callable[[Any], int | None]:
     """Reads a tuple's event time as the bolt does; None when the bolt runs in processing (ingress) time."""
     options = getattr(h.task, "config", None) or getattr(h.task, "spec", None)
     field = getattr(options, "timestamp_field", None)
@@ -283,11 +282,11 @@ def _is_pane(values: list[Any]) -> bool:
     return len(values) == len(OUTPUT_FIELDS) and isinstance(values[5], PaneInfo)
 
 
-def _has_panes(h: BoltHarness) -> bool:
+def _has_panes(h: RecordedRun) -> bool:
     return not h.windows and any(_is_pane(v) for s, v in h.emitted if s == DEFAULT_STREAM)
 
 
-def _panes(h: BoltHarness) -> list[Bracket]:
+def _panes(h: RecordedRun) -> list[Bracket]:
     panes = [(at, dict(zip(OUTPUT_FIELDS, v, strict=True)))
              for (s, v), at in zip(h.emitted, h.emitted_at, strict=True) if s == DEFAULT_STREAM and _is_pane(v)]
     keyed = len({p["key"] for _, p in panes}) > 1
@@ -299,7 +298,7 @@ def _panes(h: BoltHarness) -> list[Bracket]:
     return out
 
 
-def _activations(h: BoltHarness, value: Callable[[list[Any]], Any] | None, stream: str) -> list[Bracket]:
+def _activations(h: RecordedRun, value: Callable[[list[Any]], Any] | None, stream: str) -> list[Bracket]:
     read = _event_time_reader(h)
     arrived = {id(tup): at for at, tup, _ in h.arrivals}  # in processing time a tuple's time is its arrival
     out = []

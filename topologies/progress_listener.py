@@ -20,7 +20,7 @@ class SquallProgressListener(StreamingQueryListener):
     """A ``StreamingQueryListener`` that hands Spark's progress of a topology's batch with squall's figures.
 
     ``metrics``: where squall's figures are: a :class:`MetricsHistory` (e.g.
-    ``handle.executor.metrics``) or a function returning one, asked at every
+    ``handle.loop.metrics``) or a function returning one, asked at every
     event (None while the topology has not started). ``callback(progress,
     batch_metrics)`` is called on Spark's listener thread for every progress of
     the query named ``query_name`` (of every query when None): ``progress`` is

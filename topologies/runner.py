@@ -8,18 +8,18 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from state_backends import StateBackend, open_backend, redact
+from state_backends import SCHEMES, StateBackend, open_backend, redact
 from state_backends.urls import scheme_of
 from topologies.config import Config, check_conf, log_no_effect
-from topologies.executor import PLACEMENTS, BatchExecutor, Output
-from topologies.executor.batch_log import DEFAULT_OUTPUTS_IN_MEMORY, OutputLog, OutputSink, wall_clock_ms
-from topologies.executor.remote.batch_function import BatchFunction, RunSpec, build_executor
-from topologies.executor.remote.carried_code import carried
-from topologies.executor.remote.run_files import RunReader
-from topologies.executor.ship import ship_code as ship_to_executors
-from topologies.executor.storage import is_local, local_path
-from topologies.executor.store_check import check_store_not_behind, last_committed_batch
-from topologies.executor.stored import namespace_name
+from topologies.engine import PLACEMENTS, BatchLayout, BatchLoop, RunSpec, build_loop
+from topologies.engine.batch_clock import wall_clock_ms
+from topologies.engine.remote.batch_function import BatchFunction
+from topologies.engine.remote.carried_code import carried
+from topologies.engine.remote.run_files import RunReader
+from topologies.engine.ship import check_spouts_travel
+from topologies.engine.ship import ship_code as ship_to_executors
+from topologies.engine.store_check import check_store_not_behind, last_committed_batch
+from topologies.engine.task_store import namespace_name
 from topologies.failures import cancelled_by_stop, stopped_by
 from topologies.metrics import (
     END_OF_TIME,
@@ -29,8 +29,10 @@ from topologies.metrics import (
     format_watermark,
 )
 from topologies.sinks.base import Sink
-from topologies.sinks.records import record
+from topologies.sinks.output_log import DEFAULT_OUTPUTS_IN_MEMORY, OutputSink
+from topologies.sinks.records import Output, record
 from topologies.state_providers import resolve_state
+from topologies.storage import is_local, local_path
 from topologies.topology import Topology
 from windowing import Duration
 from windowing.duration import as_duration
@@ -43,7 +45,6 @@ if TYPE_CHECKING:
     from topologies.progress_listener import SquallProgressListener
 
 MODES = tuple(PLACEMENTS)
-STATE_SCHEMES = ("memory", "redis", "rediss", "hbase")
 NO_TOTALS = {"batches": 0, "input_rows": 0, "replays": 0, "last_batch_id": None, "watermark": None,
              "windows_fired": 0, "late_tuples": 0}
 
@@ -119,17 +120,17 @@ class RemoteRun:
 class TopologyHandle:
     """A submitted topology: wait for it, stop it, read its progress and its outputs.
 
-    In a classic session it reads the executor in this process; under Spark
+    In a classic session it reads the batch loop in this process; under Spark
     Connect the batches run beside the server and the handle reads what that
-    executor wrote beside the checkpoint (outputs and figures), and runs the
+    loop wrote beside the checkpoint (outputs and figures), and runs the
     shutdown flush here, from the state store.
     """
 
-    def __init__(self, name: str, query: StreamingQuery, executor: BatchExecutor, available_now: bool,
+    def __init__(self, name: str, query: StreamingQuery, loop: BatchLoop, available_now: bool,
                  remote: RemoteRun | None = None) -> None:
         self.name = name
         self.query = query
-        self.executor = executor
+        self.loop = loop
         self.available_now = available_now
         self.remote = remote
         self._flushed = False
@@ -147,9 +148,9 @@ class TopologyHandle:
         try:
             ended = self.query.awaitTermination(timeout) if timeout is not None else self.query.awaitTermination()
         except StreamingQueryException:
-            if self.executor.error is None:
+            if self.loop.error is None:
                 raise
-            raise self.executor.error from None  # the bolt's error alone: Spark's holds only its short report
+            raise self.loop.error from None  # the bolt's error alone: Spark's holds only its short report
         ended = True if ended is None else bool(ended)
         if ended and self.available_now and self.query.exception() is None:
             self.flush()
@@ -163,12 +164,12 @@ class TopologyHandle:
         raised (as :meth:`await_termination` raises it) and nothing is flushed.
         """
         self.query.stop()
-        error, failure = self.executor.error, self.query.exception()
+        error, failure = self.loop.error, self.query.exception()
         if failure is not None and not stopped_by(failure):  # the query failed on its own: its error, whole
             raise error or failure
         if error is not None and not cancelled_by_stop(error):
             raise error
-        self.executor.error = None  # only the batch the stop interrupted failed: it runs again on restart
+        self.loop.error = None  # only the batch the stop interrupted failed: it runs again on restart
         if flush:
             self.flush()
 
@@ -177,10 +178,10 @@ class TopologyHandle:
 
         Under Spark Connect the flush runs in this process, on tasks built from the state store.
         """
-        if self.remote is not None and not self.executor.flushed:
+        if self.remote is not None and not self.loop.flushed:
             remote = self.remote
-            self.executor = build_executor(remote.spec, remote.backend, remote.spark)
-        self.executor.flush()
+            self.loop = build_loop(remote.spec, remote.backend, remote.spark)
+        self.loop.flush()
         self._flushed = True
 
     @property
@@ -190,7 +191,7 @@ class TopologyHandle:
 
     def _history(self) -> MetricsHistory:
         if self.remote is None:
-            return self.executor.metrics
+            return self.loop.metrics
         history = MetricsHistory()
         for metrics, _ in self.remote.reader.metrics():
             history.record(metrics)
@@ -201,12 +202,12 @@ class TopologyHandle:
         """The current :class:`Progress`."""
         last = self.query.lastProgress or {}
         if self.remote is None:
-            totals = self.executor.totals()
+            totals = self.loop.figures()
         else:
             records = self.remote.reader.metrics()
             totals = records[-1][1] if records else dict(NO_TOTALS)
             if self._flushed:  # the flush ran here: its watermark and windows
-                watermark, fired, _ = self.executor.counters()
+                watermark, fired, _ = self.loop.counters()
                 totals = {**totals, "watermark": watermark, "windows_fired": totals["windows_fired"] + fired}
         return Progress(
             batches=totals["batches"], last_batch_id=totals["last_batch_id"], input_rows=totals["input_rows"],
@@ -253,7 +254,7 @@ class TopologyHandle:
         every batch's, and ``SparkRunner(on_output=...)`` sees each batch's as it ends.
         """
         if self.remote is None:
-            return self.executor.outputs.all()
+            return self.loop.log.all()
         outputs = self.remote.reader.outputs(self._flushed)
         keep = self.remote.spec.outputs_in_memory
         return outputs if keep is None else outputs[max(0, len(outputs) - keep):]
@@ -272,7 +273,7 @@ class TopologyHandle:
 
         name = stream_name(stream, "output_table")
         component, stream_id = name.split(":")
-        streams = self.executor.topology.streams
+        streams = self.loop.topology.streams
         if component not in streams or stream_id not in streams[component]:
             msg = f"output_table: the topology has no stream {name!r}"
             raise ValueError(msg)
@@ -287,15 +288,16 @@ class TopologyHandle:
     def output_count(self) -> int:
         """How many outputs the run recorded (a replayed batch counted once), whether or not still in memory."""
         if self.remote is None:
-            return self.executor.outputs.count
+            return self.loop.log.count
         return len(self.remote.reader.outputs(self._flushed))
 
     def output_records(self) -> Iterator[dict[str, Any]]:
         """Every output of the run read back from ``output_dir``'s files as JSON records (needs ``output_dir``)."""
+        if (self.loop.files if self.remote is None else self.remote.spec.output_dir) is None:
+            msg = "output_records: the outputs were not written to files; give the runner an output_dir"
+            raise ValueError(msg)
         if self.remote is None:
-            return self.executor.outputs.records()
-        if self.remote.spec.output_dir is None:
-            return OutputLog(None).records()  # raises, naming output_dir
+            return self.loop.files.records()  # type: ignore[union-attr]
         streams = self.remote.spec.topology.streams
         outputs = self.remote.reader.outputs(self._flushed)
         return iter([record(o, list(streams[o.component][o.stream])) for o in outputs])
@@ -349,7 +351,7 @@ class SparkRunner:
     topology's bolts as a zip at submit, wherever bolts run in other processes:
     in distributed mode (``SparkContext.addPyFile``, never for a ``local[...]``
     master) and under Spark Connect in both modes (``spark.addArtifacts``); see
-    ``topologies/executor/ship.py``.
+    ``topologies/engine/ship.py``.
 
     ``spark`` may be a classic session or a Spark Connect session
     (``SparkSession.builder.remote(...)``). Under Connect ``foreachBatch`` runs
@@ -404,7 +406,7 @@ class SparkRunner:
         self.on_output = on_output
         self.sinks = _check_sinks(sinks)
         self.remote = is_connect(spark)
-        self._executors: dict[str, BatchExecutor] = {}
+        self._loops: dict[str, BatchLoop] = {}
         self._handles: dict[str, TopologyHandle] = {}
         # Under Spark Connect memory:// is journaled beside each topology's checkpoint, opened per submit.
         self.backend = None if self.remote and scheme_of(self.state) == "memory" else open_backend(self.state)
@@ -422,8 +424,11 @@ class SparkRunner:
         """
         self._check_submit(name, topology, available_now)
         # The bolts run in other processes in distributed mode, and under Spark Connect in every mode.
+        elsewhere = self.remote or PLACEMENTS[self.mode].shared_state
+        if elsewhere:
+            check_spouts_travel(topology)  # a spout that cannot be pickled is named before anything starts
         shipped = None
-        if self.ship_code and (self.remote or PLACEMENTS[self.mode].shared_state):
+        if self.ship_code and elsewhere:
             shipped = ship_to_executors(self.spark, topology)  # before any stage, a pending flush's too
         spec = RunSpec(
             name=name, topology=topology, mode=self.mode, state=self.state,
@@ -434,12 +439,10 @@ class SparkRunner:
         backend = self.backend if self.backend is not None else spec.open_state()
         # memory:// too: a new runner (a new process) finds it empty while the checkpoint goes on (store_check.py)
         check_store_not_behind(backend, self.state, name, topology, spec.spark_checkpoint())
-        executor = self._executor(spec, backend)
-        executor.complete_pending_flush()  # a flush a killed run began is finished before new batches run
-        from topologies.executor import BatchLayout
-
+        loop = self._loop(spec, backend)
+        loop.complete_pending_flush()  # a flush a killed run began is finished before new batches run
         df = BatchLayout(topology).dataframe(self.spark, topology, self.heartbeat and not available_now)
-        function: Any = BatchFunction(spec, None if self.remote else executor)
+        function: Any = BatchFunction(spec, None if self.remote else loop)
         if self.remote and shipped is not None:  # the server's foreachBatch process does not see the artifacts
             function = carried(function, shipped)
         writer = (
@@ -455,7 +458,7 @@ class SparkRunner:
         if self.remote:
             first = (last_committed_batch(spec.spark_checkpoint()) or -1) + 1
             remote = RemoteRun(spec, RunReader(spec.squall_dir("run"), first), self.spark, self.backend)
-        handle = self._handles[name] = TopologyHandle(name, writer.start(), executor, available_now, remote)
+        handle = self._handles[name] = TopologyHandle(name, writer.start(), loop, available_now, remote)
         return handle
 
     def add_progress_listener(self, name: str, callback: ProgressCallback) -> SquallProgressListener:
@@ -477,14 +480,14 @@ class SparkRunner:
         self.spark.streams.addListener(listener)
         return listener
 
-    def _executor(self, spec: RunSpec, backend: StateBackend) -> BatchExecutor:
-        current = self._executors.get(spec.name)
+    def _loop(self, spec: RunSpec, backend: StateBackend) -> BatchLoop:
+        current = self._loops.get(spec.name)
         if not self.remote and current is not None and current.topology is spec.topology and not current.flushed:
             current.error = None
             return current
-        executor = build_executor(spec, backend, self.spark)
-        self._executors[spec.name] = executor
-        return executor
+        loop = build_loop(spec, backend, self.spark)
+        self._loops[spec.name] = loop
+        return loop
 
     def _check_submit(self, name: str, topology: Topology, available_now: bool) -> None:
         if not isinstance(name, str) or not name or not name.replace("-", "").replace("_", "").isalnum():
@@ -569,12 +572,12 @@ def _check_state(state: str, mode: str) -> str:
     if not isinstance(state, str):
         msg = f"SparkRunner: `state` must be a URL such as 'memory://' (a str); got a {type(state).__name__} instead"
         raise TypeError(msg)
-    scheme = scheme_of(state)  # no urlparse: its errors can quote the password
-    if scheme not in STATE_SCHEMES or "://" not in state:
-        choices = ", ".join(f"{s}://" for s in STATE_SCHEMES)
+    scheme = SCHEMES.get(scheme_of(state))  # no urlparse: its errors can quote the password
+    if scheme is None or "://" not in state:
+        choices = ", ".join(f"{s}://" for s in SCHEMES)
         msg = f"SparkRunner: `state` must be a URL with one of the schemes {choices}; got {redact(state)!r} instead"
         raise ValueError(msg)
-    if scheme == "memory" and PLACEMENTS[mode].shared_state:
+    if not scheme.shared and PLACEMENTS[mode].shared_state:
         msg = (
             f"SparkRunner: mode={mode!r} runs bolt tasks in Spark's executor processes, which cannot share "
             f"the driver's memory, so state={redact(state)!r} cannot work; use a shared store such as "

@@ -17,9 +17,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
-from state_backends.urls import redact, scheme_of, split_url
+from state_backends.schemes import store_of
+from state_backends.urls import redact
 
 #: Storm's ``Config.TOPOLOGY_STATE_PROVIDER`` and ``Config.TOPOLOGY_STATE_PROVIDER_CONFIG``.
 PROVIDER_KEY = "topology.state.provider"
@@ -229,21 +230,6 @@ def resolve_state(state: str | None, conf: Mapping[str, Any], where: str = "Spar
 
 
 def _same_store(a: str, b: str) -> bool:
-    (store_a, password_a), (store_b, password_b) = _store(a), _store(b)
+    (store_a, password_a), (store_b, password_b) = store_of(a), store_of(b)
     # A password only one of the two gives does not make them differ: the store is the same.
     return store_a == store_b and (password_a is None or password_b is None or password_a == password_b)
-
-
-def _store(url: str) -> tuple[tuple[object, ...], str | None]:
-    """What identifies the store ``url`` names (kind, host, port, database or prefix), and its password."""
-    scheme = scheme_of(url)
-    if scheme == "memory":
-        return ("memory",), None
-    if scheme not in ("redis", "rediss", "hbase"):
-        return (scheme, url), None
-    parts = split_url(url)
-    password = None if parts.password is None else unquote(parts.password)
-    host = (parts.hostname or "").lower()
-    if scheme == "hbase":
-        return ("hbase", host, parts.port or 9090, parts.path.strip("/") or "squall"), password
-    return ("redis", host, parts.port or 6379, parts.path.strip("/") or "0"), password

@@ -20,14 +20,14 @@ from datetime import timedelta
 from os import PathLike
 from typing import Any
 
-from bolts import BaseBolt, BoltTask, Fields, Tuple, WindowStore
+from bolts import BaseBolt, BoltTask, Fields, TaskOptions, Tuple, WindowStore
 from bolts.instance_fields import InstanceFields
 from bolts.task import PlainBoltTask
 from bolts.tuples import DEFAULT_STREAM
 from state_backends import open_backend
-from topologies.executor.stored import TaskStore, build_stored, commit_task
-from topologies.executor.tasks import EmitBuffer
-from topologies.executor.wire import check_emission
+from topologies.engine.stored_task import EmitBuffer, build_task, commit_task
+from topologies.engine.task_store import TaskStore
+from topologies.engine.wire import check_emission
 from windowing import Duration, TupleWindow
 from windowing.duration import as_duration
 
@@ -113,7 +113,7 @@ class BoltHarness:
     :meth:`advance`/:meth:`advance_to` (on its watermark interval) and
     :meth:`advance_watermark`, so a test that drives it by hand keeps its meaning.
     With ``watermark_per_batch=True`` it is also emitted at the end of every
-    :meth:`feed_batch` (and at :meth:`close`), as the Spark executor emits it at
+    :meth:`feed_batch` (and at :meth:`close`), as the batch loop emits it at
     the end of every micro-batch; tuples fed one by one with :meth:`feed` do not
     end a batch.
     """
@@ -166,11 +166,9 @@ class BoltHarness:
 
     def _build(self, start_time_ms: int) -> BoltTask:
         """A task of a fresh copy of the bolt, built as every squall task is, resumed from the last commit."""
-        built = build_stored(
-            self._template, self._store, component=self.component, index=0, parallelism=1,
-            inputs=[(self.source_component, s) for s in self.streams], conf=self.conf, start_time_ms=start_time_ms,
-            observer=self._record, sink=_Recorder(self._emit), watermark_at_batch_end=self.watermark_per_batch,
-        )
+        options = TaskOptions(self.component, tuple((self.source_component, s) for s in self.streams), 0, 1,
+                              start_time_ms, self._store, self._record, self.watermark_per_batch)
+        built = build_task(self._template, options, self.conf, sink=_Recorder(self._emit))
         self.bolt = built.task.bolt
         self._attributes = built.fields
         return built.task
@@ -263,7 +261,7 @@ class BoltHarness:
         """Deliver ``rows`` as one micro-batch at the current time, then end the batch.
 
         With ``watermark_per_batch``, ending the batch emits the bolt's watermark,
-        as the Spark executor does at the end of every micro-batch.
+        as the batch loop does at the end of every micro-batch.
         """
         tuples = [self.make_tuple(row, stream) for row in rows]
         for tup in tuples:
@@ -313,10 +311,10 @@ class BoltHarness:
         return self.task.watermark
 
     def close(self) -> None:
-        """End of input (a bounded run): flush as the executor does at shutdown, then ``cleanup``.
+        """End of input (a bounded run): flush as the batch loop does at shutdown, then ``cleanup``.
 
         With ``watermark_per_batch``, the batch in progress ends first, as the
-        executor ends its last batch before it closes the task.
+        batch loop ends its last batch before it closes the task.
         """
         if self.watermark_per_batch:
             self.task.end_batch()

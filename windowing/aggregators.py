@@ -194,8 +194,8 @@ def _add_values(acc: Any, column: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class Count:
-    """The number of tuples."""
+class TupleCount:
+    """The number of tuples (``count()``; named apart from ``windowing.Count``, a window's length in tuples)."""
 
     input_fields = ()
 
@@ -452,9 +452,9 @@ class TopN(_FieldAggregator):
         return list(acc)
 
 
-def count() -> Count:
+def count() -> TupleCount:
     """Count tuples."""
-    return Count()
+    return TupleCount()
 
 
 def sum(field: str) -> Sum:

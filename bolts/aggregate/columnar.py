@@ -48,8 +48,8 @@ if TYPE_CHECKING:
     from windowing.clock import ManualClock
 
 
-class AggregateTask(Protocol):
-    """What placing a segment reads and changes of the task (``bolts.aggregate.task.AggregateTask``)."""
+class PlacingTask(Protocol):
+    """What placing a segment reads and changes of its task (an ``bolts.aggregate.task.AggregateTask``)."""
 
     spec: AggregateSpec
     table: WindowTable
@@ -152,7 +152,7 @@ def _key_codes(spec: AggregateSpec, table: Any) -> tuple[np.ndarray, list[tuple[
     return codes.astype(np.int64), keys
 
 
-def place_segment(task: AggregateTask, segment: Segment, watermark: int) -> bool:
+def place_segment(task: PlacingTask, segment: Segment, watermark: int) -> bool:
     """Add ``segment``'s rows to their windows as ``task.execute`` would one by one (see the module docstring).
 
     False, with nothing changed, when the aggregator refuses the rows: the caller
@@ -180,7 +180,7 @@ def place_segment(task: AggregateTask, segment: Segment, watermark: int) -> bool
 
 
 def _add_groups(
-    task: AggregateTask,
+    task: PlacingTask,
     segment: Segment,
     watermark: int,
     ts: np.ndarray,
@@ -244,7 +244,7 @@ def _add_groups(
 
 
 def _tell_triggers(
-    task: AggregateTask, watermark: int, opened: list[WindowState], wids: list[WindowId], row_window: np.ndarray
+    task: PlacingTask, watermark: int, opened: list[WindowState], wids: list[WindowId], row_window: np.ndarray
 ) -> None:
     """Tell each window's trigger, with one ``on_elements`` call, how many rows it took (unless it ignores them)."""
     import numpy as np
@@ -260,7 +260,7 @@ def _tell_triggers(
 
 
 def _hold_ends(
-    task: AggregateTask, watermark: int, opened: list[WindowState], wids: list[WindowId], outputs: np.ndarray
+    task: PlacingTask, watermark: int, opened: list[WindowState], wids: list[WindowId], outputs: np.ndarray
 ) -> None:
     """:func:`bolts.aggregate.holds.add_holds` with the ``end_of_window`` combiner, decided for all windows at once.
 
@@ -281,7 +281,7 @@ def _hold_ends(
 
 
 def _hold_rows(
-    task: AggregateTask,
+    task: PlacingTask,
     watermark: int,
     opened: list[WindowState],
     row_ts: np.ndarray,
@@ -357,7 +357,7 @@ def _first_touch_groups(group_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _add_rows(
-    task: AggregateTask, segment: Segment, accs: list[Any], rows: np.ndarray, row_window: np.ndarray
+    task: PlacingTask, segment: Segment, accs: list[Any], rows: np.ndarray, row_window: np.ndarray
 ) -> list[Any] | None:
     """Each window's accumulator with its rows added (one ``add_groups`` call, or ``add_column`` per window).
 
@@ -386,7 +386,7 @@ def _add_rows(
 
 
 def _report_unplaced(
-    task: AggregateTask, segment: Segment, ts: np.ndarray, pair_rows: np.ndarray, open_pairs: np.ndarray
+    task: PlacingTask, segment: Segment, ts: np.ndarray, pair_rows: np.ndarray, open_pairs: np.ndarray
 ) -> None:
     """Rows with no live window are late (in row order); rows whose live windows are all closed are counted."""
     import numpy as np

@@ -45,7 +45,7 @@ from bolts.collector import EmitSink, OutputCollector
 from bolts.errors import TupleError
 from bolts.task import BoltTask, TaskOptions
 from bolts.task_input import TaskInput
-from bolts.timestamps import read_millis
+from bolts.timestamps import tuple_timestamps
 from bolts.tuples import DEFAULT_STREAM, Tuple
 from windowing.assigners import END_OF_TIME, Sessions, Window
 from windowing.clock import ManualClock, PeriodicTimers
@@ -532,19 +532,4 @@ class AggregateTask(BoltTask):
 
     # Timestamps ---------------------------------------------------------------------------------
     def _timestamp_reader(self) -> Callable[[Tuple], int]:
-        field, extractor = self.spec.timestamp_field, self.spec.timestamp_extractor
-        if field is not None:
-
-            def read_field(tup: Tuple) -> int:
-                if field not in tup.fields:
-                    msg = (
-                        f"with_timestamp_field: tuple from {tup.source_component}:{tup.stream} has no field "
-                        f"{field!r}; its fields are: {', '.join(tup.fields)} (tuple: {tup!r})"
-                    )
-                    raise TupleError(msg)
-                return read_millis("with_timestamp_field", field, tup[field], tup)
-
-            return read_field
-        if extractor is not None:
-            return lambda tup: read_millis("with_timestamp_extractor", "the extractor's result", extractor(tup), tup)
-        return lambda tup: self.clock.now()
+        return tuple_timestamps(self.spec.timestamp_field, self.spec.timestamp_extractor, self.clock.now)

@@ -28,8 +28,8 @@ _EMPTY = object()  # no accumulator given: a new window starts with the aggregat
 Adder = Callable[[Any, Any], Any]
 
 
-class Placement(NamedTuple):
-    """Where a tuple went.
+class Assignment(NamedTuple):
+    """The windows a tuple went to.
 
     ``windows``: the live windows it goes to. ``seeded``: time-difference windows its arrival
     created already holding earlier records (their triggers saw those records, so they are
@@ -215,16 +215,16 @@ class WindowTable:
         return [[list(k), list(self.times[k]), self.buckets[k]] for k in keys]
 
     # Placing a tuple ----------------------------------------------------------------------------
-    def place(self, key: Key, ts: int, tup: Any, watermark: int, now: int) -> Placement:
+    def place(self, key: Key, ts: int, tup: Any, watermark: int, now: int) -> Assignment:
         """Where ``tup`` (timestamp ``ts``) goes; no windows and not kept when it is too late for all of them."""
         spec = self.spec
         if spec.assigner is None:
-            return Placement(self._plain(key, [_inherited(tup)], watermark))
+            return Assignment(self._plain(key, [_inherited(tup)], watermark))
         if spec.time_difference is not None:
             return self._time_difference(key, ts, tup, watermark, now)
         if isinstance(spec.assigner, Sessions):
             return self._session(key, ts, watermark, now)
-        return Placement(self._plain(key, spec.assigner.assign(ts), watermark))
+        return Assignment(self._plain(key, spec.assigner.assign(ts), watermark))
 
     def _plain(self, key: Key, windows: list[Window], watermark: int) -> list[WindowState]:
         out = []
@@ -233,15 +233,15 @@ class WindowTable:
                 out.append(self.windows.get((key, w.start, w.end)) or self.create(key, w))
         return out
 
-    def _session(self, key: Key, ts: int, watermark: int, now: int) -> Placement:
+    def _session(self, key: Key, ts: int, watermark: int, now: int) -> Assignment:
         proto = Window(ts, ts + self.spec.assigner.gap_ms)  # type: ignore[union-attr]
         if self.expired(proto, watermark):
-            return Placement([])
+            return Assignment([])
         proto = self._planned(key, proto)
         mine = self.by_key.get(key, {})
         merged, absorbed = Sessions.merge_with(proto, self._sessions_overlapping(key, proto), self._touching == 1)
         if absorbed == [merged]:
-            return Placement([mine[merged]])  # the proto-session fits in an open session
+            return Assignment([mine[merged]])  # the proto-session fits in an open session
         closed = mine.get(merged)
         if closed is not None:
             # The batch's merge lands on a closed session's bounds: as in Beam's runner, the open parts merge
@@ -250,11 +250,11 @@ class WindowTable:
             parts = [mine[w] for w in absorbed]
             for ws in parts:
                 self.delete(ws)
-            return Placement([closed], dropped=sum(ws.batch_tuples for ws in parts))
+            return Assignment([closed], dropped=sum(ws.batch_tuples for ws in parts))
         if not absorbed:
-            return Placement([self.create(key, proto)])
+            return Assignment([self.create(key, proto)])
         sources = [mine[w] for w in absorbed]
-        return Placement([self._merge(key, merged, sources, watermark, now)])
+        return Assignment([self._merge(key, merged, sources, watermark, now)])
 
     def plan_sessions(self, items: list[tuple[Key, int]], watermark: int) -> None:
         """Merge a batch's proto-sessions, per key, with each other and the open sessions they overlap.
@@ -335,7 +335,7 @@ class WindowTable:
         return merged
 
     # KIP-450 windows ----------------------------------------------------------------------------
-    def _time_difference(self, key: Key, ts: int, tup: Any, watermark: int, now: int) -> Placement:
+    def _time_difference(self, key: Key, ts: int, tup: Any, watermark: int, now: int) -> Assignment:
         assigner: TimeDifferenceWindows = self.spec.time_difference  # type: ignore[assignment]
         times = self.times.get(key, [])
         buckets = self.buckets.get(key, [])
@@ -364,7 +364,7 @@ class WindowTable:
         low, high = assigner.start_range(ts)
         starts = self.starts.get(key, [])
         chosen = starts[bisect_left(starts, low) : bisect_right(starts, high)]
-        return Placement([mine[assigner.window_at(s)] for s in chosen], tuple(seeded), kept)
+        return Assignment([mine[assigner.window_at(s)] for s in chosen], tuple(seeded), kept)
 
     def _seed(self, key: Key, window: Window, watermark: int, now: int) -> WindowState:
         """Create a time-difference window from the partial aggregates of the records already in it."""

@@ -22,7 +22,7 @@ from bolts.storm.base_windowed_bolt import BaseWindowedBolt
 from bolts.storm.table_rows import TableRows
 from bolts.task import BoltTask, TaskOptions
 from bolts.task_input import Segment, TaskInput
-from bolts.timestamps import column_millis, is_timestamp_column, read_millis
+from bolts.timestamps import column_millis, is_timestamp_column, tuple_timestamps
 from bolts.tuples import Fields, Tuple
 from windowing import (
     Count,
@@ -426,23 +426,7 @@ class WindowedBoltTask(BoltTask):
         return read_checked
 
     def _plain_timestamp_reader(self) -> Callable[[Tuple], int]:
-        field = self.config.timestamp_field
-        extractor = self.config.timestamp_extractor
-        if field is not None:
-
-            def read_field(tup: Tuple) -> int:
-                if field not in tup.fields:
-                    msg = (
-                        f"with_timestamp_field: tuple from {tup.source_component}:{tup.stream} has no field "
-                        f"{field!r}; its fields are: {', '.join(tup.fields)} (tuple: {tup!r})"
-                    )
-                    raise TupleError(msg)
-                return read_millis("with_timestamp_field", field, tup[field], tup)
-
-            return read_field
-        if extractor is not None:
-            return lambda tup: read_millis("with_timestamp_extractor", "the extractor's result", extractor(tup), tup)
-        return lambda tup: self.clock.now()
+        return tuple_timestamps(self.config.timestamp_field, self.config.timestamp_extractor, self.clock.now)
 
     def _batch_timestamp_reader(self) -> Callable[[list[Tuple]], BatchTimestamps]:
         """Reads a batch's timestamps: the errors are :meth:`_timestamp_reader`'s, at the same tuple."""

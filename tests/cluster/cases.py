@@ -1,11 +1,16 @@
-"""The topologies the driver-vs-distributed equivalence suite runs, each over input files it writes itself.
+"""The topologies the placement suite runs in every placement, each over input files it writes itself.
 
 Every case is a name, a function writing its input under a directory, and a
-function building the topology over that directory. Together they cover every
-shipped example, bolts that keep running totals in instance fields, stateful
+function building the topology over that directory (given the session that
+will run it). Together they cover every shipped example and every kind of
+bolt: plain bolts keeping running totals in instance fields, stateful windowed
 bolts (persistent, paged and message-id windows), windowed aggregations with
-retractions feeding another aggregation, a windowed join of two spouts, and a
-chain of three bolts through shuffle, fields, global and all groupings.
+retractions feeding another aggregation, a windowed join of two spouts, a
+chain of three bolts through shuffle, fields, global and all groupings (``mixed``);
+basic and rich bolts, direct emits, partial-key, custom, none and
+local-or-shuffle groupings, objects between tasks (``storm_api``); a
+``BaseStatefulBolt``, a bolt with tick tuples and Storm 2's lambda bolts, read
+from a ``DataFrameSpout`` (``storm_kinds``).
 """
 
 from __future__ import annotations
@@ -17,8 +22,19 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from bolts import BaseBolt, BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, WindowedAggregateBolt, WindowedJoinBolt
+from bolts import (
+    BaseBolt,
+    BaseRichBolt,
+    BaseStatefulBolt,
+    BaseStatefulWindowedBolt,
+    BaseWindowedBolt,
+    Fields,
+    TupleUtils,
+    WindowedAggregateBolt,
+    WindowedJoinBolt,
+)
 from tests.storm_api.topology import conf as storm_api_conf
 from tests.storm_api.topology import rows as storm_api_rows
 from tests.storm_api.topology import storm_api
@@ -26,7 +42,7 @@ from tests.topologies.cases import retracting_sums
 from topologies import TopologyBuilder
 from topologies.examples import event_time_late, sliding_window, word_count
 from topologies.examples._run import write_json_files
-from topologies.spouts import FileSpout
+from topologies.spouts import DataFrameSpout, FileSpout
 from topologies.topology import Topology
 from windowing import AccumulationMode, Count, Duration, FixedWindows, aggregators
 
@@ -50,11 +66,14 @@ def executor_jvm() -> int:
 
 @dataclass(frozen=True)
 class Case:
-    """A topology to run in both modes, over the files ``write`` puts in a directory."""
+    """A topology to run in every placement, over the files ``write`` puts in a directory.
+
+    ``build(directory, spark)``: the topology, given the session that runs it.
+    """
 
     name: str
     write: Callable[[Path], None]
-    build: Callable[[Path], Topology]
+    build: Callable[[Path, Any], Topology]
     conf: Callable[[], dict] = dict  # the topology's own conf (merged under the run's)
 
 
@@ -239,19 +258,73 @@ def write_join(directory: Path) -> None:
     write_json_files(directory / "right", keyed_rows(4, 8, seed=2))
 
 
+class KeyedSum(BaseStatefulBolt):
+    """A running sum per key in the bolt's ``KeyValueState``, emitted with each tuple; the batch id at each commit."""
+
+    def init_state(self, state):
+        self.state = state
+
+    def execute(self, input):
+        total = self.state.get(input["key"], 0) + input["value"]
+        self.state.put(input["key"], total)
+        self.collector.emit([input["key"], total])
+
+    def pre_commit(self, txid):
+        self.collector.emit(["commit", txid])  # goes out with its batch
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("key", "total"))
+
+
+class Ticking(BaseRichBolt):
+    """Counts its tuples between tick tuples (one a second of processing time); at each tick, the count."""
+
+    def prepare(self, conf, context, collector):
+        self.collector = collector
+        self.seen = 0
+
+    def execute(self, input):
+        if TupleUtils.is_tick(input):
+            self.collector.emit([self.seen])
+            self.seen = 0
+        else:
+            self.seen += 1
+
+    def get_component_configuration(self):
+        return {"topology.tick.tuple.freq.secs": 1}
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("seen"))
+
+
+def storm_kinds(data: Path, spark) -> Topology:
+    """A DataFrameSpout (a stream the caller built over the files) into a stateful, a ticking and lambda bolts."""
+    frames = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(data))
+    b = TopologyBuilder()
+    b.set_spout("frames", DataFrameSpout(frames, FIELDS))
+    b.set_bolt("sums", KeyedSum(), 2).fields_grouping("frames", Fields("key"))
+    b.set_bolt("ticks", Ticking(), 2).shuffle_grouping("frames")
+    b.set_bolt("doubled", lambda t, collector: collector.emit([t["key"], 2 * t["value"]]), 2, "key", "doubled") \
+        .shuffle_grouping("frames")
+    b.set_bolt("halves", lambda t, collector: collector.emit([t["doubled"] // 2]), 1, "value") \
+        .global_grouping("doubled")
+    return b.create_topology()
+
+
 def example(module) -> Case:
     """A shipped example over the data its own generator writes (seeded)."""
     return Case(module.__name__.rsplit(".", 1)[-1], lambda d: module.generate(d, random.Random(42)),
-                lambda d: module.build_topology(str(d)))
+                lambda d, _: module.build_topology(str(d)))
 
 
 CASES = [
     example(sliding_window),
     example(word_count),
     example(event_time_late),
-    Case("mixed", lambda d: write_json_files(d, keyed_rows()), mixed),
-    Case("join", write_join, join),
-    Case("storm_api", lambda d: write_json_files(d, storm_api_rows()), storm_api, storm_api_conf),
+    Case("mixed", lambda d: write_json_files(d, keyed_rows()), lambda d, _: mixed(d)),
+    Case("join", write_join, lambda d, _: join(d)),
+    Case("storm_api", lambda d: write_json_files(d, storm_api_rows()), lambda d, _: storm_api(d), storm_api_conf),
+    Case("storm_kinds", lambda d: write_json_files(d, keyed_rows(4, 6, seed=9)), storm_kinds),
 ]
 
 
@@ -271,7 +344,7 @@ def driver_outputs(spark, root: Path) -> dict[str, list]:
     out = {}
     for case in CASES:
         runner = SparkRunner(spark, checkpoint_location=root / "ck-driver", clock=counting_clock(), conf=case.conf())
-        handle = runner.submit(f"driver-{case.name.replace('_', '-')}", case.build(root / "data" / case.name),
+        handle = runner.submit(f"driver-{case.name.replace('_', '-')}", case.build(root / "data" / case.name, spark),
                                available_now=True)
         assert handle.await_termination(300)
         out[case.name] = as_json(handle.outputs())

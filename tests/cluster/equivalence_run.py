@@ -8,9 +8,11 @@ placement differs from run to run), ``name`` (a prefix for the query names) and
 ``probe`` (where :class:`tests.cluster.cases.Probe` records processes, one
 directory per run), and ``table``: a directory where one more run of the
 ``sliding_window`` case writes its printer's stream with a Parquet
-``TableSink``, from the executors. Prints one JSON line: ``{"<case>": [outputs
-of run 0, ...], "table_outputs": [outputs of the table run]}`` with outputs as
-``[component, task, stream, values]`` in order.
+``TableSink``, from the executors; optional ``more``: ``[[case, state URL], ...]``,
+one more run of each case over that store (``<case>/<scheme>`` in the answer).
+Prints one JSON line: ``{"<case>": [outputs of run 0, ...], "table_outputs":
+[outputs of the table run], ...}`` with outputs as ``[component, task, stream,
+values]`` in order.
 """
 
 from __future__ import annotations
@@ -45,16 +47,26 @@ def main() -> None:
                                  checkpoint_location=Path(args["checkpoint"]) / str(run),
                                  conf={**case.conf(), PROBE_DIR: str(probe)})
             handle = runner.submit(f"{args['name']}-{case.name.replace('_', '-')}-{run}",
-                                   case.build(Path(args["data"]) / case.name), available_now=True)
+                                   case.build(Path(args["data"]) / case.name, spark), available_now=True)
             if not handle.await_termination(600):
                 msg = f"case {case.name} run {run} did not end within 600 s"
                 raise SystemExit(msg)
             result[case.name].append(as_json(handle.outputs()))
-    case = next(c for c in CASES if c.name == "sliding_window")
+    cases = {c.name: c for c in CASES}
+    for name, state in args.get("more", []):
+        runner = SparkRunner(spark, mode="distributed", state=state, clock=counting_clock(),
+                             checkpoint_location=Path(args["checkpoint"]) / "more", conf=cases[name].conf())
+        handle = runner.submit(f"{args['name']}-{name.replace('_', '-')}-{state.split(':')[0]}",
+                               cases[name].build(Path(args["data"]) / name, spark), available_now=True)
+        if not handle.await_termination(600):
+            raise SystemExit(f"case {name} on {state.split(':')[0]} did not end within 600 s")
+        result[f"{name}/{state.split(':')[0]}"] = as_json(handle.outputs())
+    case = cases["sliding_window"]
     runner = SparkRunner(spark, mode="distributed", state=args["state"], clock=counting_clock(),
                          checkpoint_location=Path(args["checkpoint"]) / "table",
                          sinks=[TableSink("printer", path=args["table"], schema="source string, value double")])
-    handle = runner.submit(f"{args['name']}-table", case.build(Path(args["data"]) / case.name), available_now=True)
+    handle = runner.submit(f"{args['name']}-table", case.build(Path(args["data"]) / case.name, spark),
+                           available_now=True)
     if not handle.await_termination(600):
         raise SystemExit("the table run did not end within 600 s")
     result["table_outputs"] = as_json(handle.outputs())

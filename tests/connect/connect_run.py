@@ -30,7 +30,7 @@ def main(args: dict) -> dict:
     cases = {c.name: c for c in CASES}
     results = {}
     for case, mode, state in args["runs"]:
-        topology = cases[case].build(Path(args["data"]) / case)
+        topology = cases[case].build(Path(args["data"]) / case, spark)
         sinks = [TableSink(stream, path=path) for stream, path in args.get("tables", {}).items()]
         runner = SparkRunner(spark, mode=mode, state=state, checkpoint_location=args["checkpoint"],
                              output_dir=args.get("output_dir"), clock=counting_clock(), sinks=sinks,

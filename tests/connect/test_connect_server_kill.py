@@ -49,7 +49,7 @@ def test_a_killed_connect_server_and_a_resubmit_give_the_fault_free_outputs(mode
     CASE.write(data)
     clean = SparkRunner(spark, checkpoint_location=tmp_path / "ck-clean", output_dir=tmp_path / "out-clean",
                         clock=counting_clock(), sinks=[TableSink(s, path=str(tmp_path / "clean" / s)) for s in TABLES])
-    assert clean.submit("run", CASE.build(data), available_now=True).await_termination(300)
+    assert clean.submit("run", CASE.build(data, spark), available_now=True).await_termination(300)
 
     server = ConnectServer(tmp_path)
     name = f"run-{uuid.uuid4().hex[:8]}"  # the run's Redis is shared: namespaces of its own

@@ -47,31 +47,30 @@ DELTA_CONF = {"spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
 
 def _points() -> dict[str, tuple[Any, str, str]]:
     """Each kill point: (owner, attribute, "before" or "after" the call)."""
-    from topologies.executor import BatchExecutor, OutputLog, stored
-    from topologies.executor import runtime as runtime_module
-    from topologies.executor.flush_record import FlushRecord
-    from topologies.executor.stored import TaskStore
+    from topologies.engine import BatchLoop, stored_task
+    from topologies.engine.delivery import SinkDelivery
+    from topologies.engine.flush_record import FlushRecord
+    from topologies.engine.task_store import TaskStore
 
     return {
-        # A task ran its batch (state in memory changed, emissions routed), nothing of it committed.
-        "mid-batch": (stored, "run_task", "after"),
+        # A task ran its batch (state in memory changed), nothing of it committed.
+        "mid-batch": (stored_task, "before_commit", "after"),
         # Some tasks of the batch committed to the store, the others not.
         "between-task-commits": (TaskStore, "commit", "after"),
         # Every task committed, the batch's outputs not written.
-        "before-outputs": (OutputLog, "write", "before-batch"),
+        "before-outputs": (SinkDelivery, "write", "before-batch"),
         # The batch ran, committed and wrote its outputs; Spark has not committed it.
-        "before-spark-commit": (BatchExecutor, "run", "after"),
+        "before-spark-commit": (BatchLoop, "_run", "after"),
         # The flush is recorded as begun; no task closed yet.
         "flush-begun": (FlushRecord, "begin", "after"),
-        # Some tasks closed (their final panes routed), others not.
-        "flush-closing": (runtime_module, "run_task", "after"),
+        # Some tasks closed (their final panes emitted), others not.
+        "flush-closing": (stored_task, "close_task", "after"),
         # The flush's outputs are written; it is not recorded as done.
-        "flush-written": (OutputLog, "write", "after-final"),
+        "flush-written": (SinkDelivery, "write", "after-final"),
     }
 
 
 def _install(kill: dict[str, Any] | None, marker: Path) -> Counter[str]:
-    from topologies.executor import BatchExecutor
 
     hits: Counter[str] = Counter()  # per point, in all
     in_batch: Counter[tuple[str, int | None]] = Counter()  # per point and batch id (None: outside batches)
@@ -88,7 +87,9 @@ def _install(kill: dict[str, Any] | None, marker: Path) -> Counter[str]:
     for point, (owner, attribute, when) in _points().items():
         original = getattr(owner, attribute)
         setattr(owner, attribute, _hooked(original, point, when, maybe_kill))
-    run = BatchExecutor.run
+    from topologies.engine import BatchLoop
+
+    run = BatchLoop._run
 
     def tracked(self: Any, batch_id: int, *args: Any, **kwargs: Any) -> None:
         current[0] = batch_id
@@ -97,19 +98,19 @@ def _install(kill: dict[str, Any] | None, marker: Path) -> Counter[str]:
         finally:
             current[0] = None
 
-    BatchExecutor.run = tracked  # type: ignore[method-assign]
+    BatchLoop._run = tracked  # type: ignore[method-assign]
     return hits
 
 
 def _hooked(original: Callable[..., Any], point: str, when: str, reach: Callable[[str], None]) -> Callable[..., Any]:
-    from topologies.executor import OutputLog
+    from topologies.sinks.records import FINAL
 
     def hooked(*args: Any, **kwargs: Any) -> Any:
-        key = args[1] if len(args) > 1 else None  # OutputLog.write(self, key, outputs)
+        key = getattr(args[1], "key", None) if len(args) > 1 else None  # SinkDelivery.write(self, batch)
         if when == "before-batch" and isinstance(key, int):
             reach(point)
         result = original(*args, **kwargs)
-        if when == "after" or (when == "after-final" and key == OutputLog.FINAL):
+        if when == "after" or (when == "after-final" and key == FINAL):
             if point != "flush-begun" or result:
                 reach(point)
         return result
@@ -118,9 +119,9 @@ def _hooked(original: Callable[..., Any], point: str, when: str, reach: Callable
 
 
 def _hold_after(batch_id: int, checkpoint: Path) -> None:
-    from topologies.executor import BatchExecutor
+    from topologies.engine import BatchLoop
 
-    original = BatchExecutor.run
+    original = BatchLoop._run
 
     def run_then_hold(self: Any, bid: int, *args: Any, **kwargs: Any) -> None:
         original(self, bid, *args, **kwargs)
@@ -130,7 +131,7 @@ def _hold_after(batch_id: int, checkpoint: Path) -> None:
             while not (checkpoint / "release").exists() and time.monotonic() < deadline:
                 time.sleep(0.05)
 
-    BatchExecutor.run = run_then_hold  # type: ignore[method-assign]
+    BatchLoop._run = run_then_hold  # type: ignore[method-assign]
 
 
 def main() -> None:

@@ -105,8 +105,8 @@ def main() -> None:
     from state_backends import open_backend
     from tests.topologies.distributed_run import session
     from topologies import SparkRunner
-    from topologies.executor.flush_record import FlushRecord
-    from topologies.executor.store_check import last_committed_batch
+    from topologies.engine.flush_record import FlushRecord
+    from topologies.engine.store_check import last_committed_batch
 
     if args.get("url"):
         from pyspark.sql import SparkSession

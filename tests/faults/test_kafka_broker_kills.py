@@ -32,7 +32,7 @@ from tests.kafka.helpers import KeyedSum, event
 from tests.kafka_fixtures import KafkaBroker, KafkaClient
 from tests.topologies.helpers import counting_clock
 from topologies import Fields, SparkRunner, TopologyBuilder
-from topologies.executor import BatchExecutor
+from topologies.engine import BatchLoop
 from topologies.sinks import KafkaSink
 from topologies.spouts import KafkaSpout
 from windowing import Duration
@@ -127,17 +127,17 @@ def expected(kafka_spark, broker, source, tmp_path_factory) -> list:
 def test_the_broker_killed_while_the_spout_reads_loses_and_repeats_nothing(kafka_spark, broker, source, expected,
                                                                             tmp_path, monkeypatch):
     restart = Restart(broker)
-    original = BatchExecutor.__call__
+    original = BatchLoop.__call__
 
     down_when_read: list[bool] = []
 
     def kill_at_batch_2(self, df, batch_id):
         if batch_id == 2 and not restart.kills:
-            restart()  # the batch's records are fetched when the executor collects it, after this
+            restart()  # the batch's records are fetched when the loop collects it, after this
             down_when_read.append(restart.thread.is_alive())  # still restarting: the fetch meets a dead broker
         return original(self, df, batch_id)
 
-    monkeypatch.setattr(BatchExecutor, "__call__", kill_at_batch_2)
+    monkeypatch.setattr(BatchLoop, "__call__", kill_at_batch_2)
     got = run(kafka_spark, broker, source, tmp_path)
     restart.join()
     assert restart.kills == 1 and down_when_read == [True]

@@ -7,9 +7,9 @@ import uuid
 
 import pytest
 
-from topologies.executor import Output
 from topologies.sinks import KafkaSink
 from topologies.sinks.kafka_sink import Mark, record_lines
+from topologies.sinks.records import Output
 from windowing import Duration
 
 pytestmark = pytest.mark.kafka
@@ -160,7 +160,7 @@ def test_bad_parameters_are_refused_when_the_sink_is_made(kwargs, message):
 
 
 def test_as_a_runners_sink_it_writes_the_batchs_records_of_its_streams_once(kafka, sink_name):
-    from topologies.executor.delivery import HeldOutputs, SinkDelivery
+    from topologies.engine.delivery import HeldOutputs, SinkDelivery
 
     topic = kafka.create_topic("out")
     mixed = outputs(0) + outputs(0, stream="late")

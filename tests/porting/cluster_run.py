@@ -22,7 +22,7 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from tests.topologies.distributed_run import session
     from tests.topologies.helpers import counting_clock
-    from topologies.executor.batch_log import to_json
+    from topologies.sinks.records import to_json
 
     if args["topology"] not in PORTS:
         msg = f"cluster_run: `topology` must be one of {', '.join(PORTS)}; got {args['topology']!r}"

@@ -84,17 +84,19 @@ class Built(RollingTopWords):
 
 
 def test_the_counts_and_rankings_travel_with_tasks_rebuilt_from_the_store_at_every_batch(tmp_path):
-    from topologies.executor import BatchClock, DistributedExecutor, OutputLog, worker
-    from topologies.executor.stage_engines import LocalStages
+    from topologies.engine import BatchClock, batch_loop
+    from topologies.engine.placements import chunks
+    from topologies.engine.placements.local_frames import LocalFrames
 
     words_of_batch = TestWordSpout.emit(tmp_path / "wordGenerator", WORDS_PER_FILE, random.Random(5))
     port = Built(None, tmp_path, stepping_clock())  # type: ignore[arg-type]  # no Spark session: nothing is submitted
     RollingTopWords.start(port, [f"rolling-{uuid.uuid4().hex[:6]}"])
     name, conf, topology = port.built
     url = f"memory://{name}"  # the workers' store, shared in this process
-    executor = DistributedExecutor(topology, conf, BatchClock(tmp_path / "clock", stepping_clock()), OutputLog(None),
-                                   worker._backend(url), name, None, url, engine=LocalStages(fresh_tasks=True))
+    executor = batch_loop(topology, BatchClock(tmp_path / "clock", stepping_clock()), conf=conf, mode="distributed",
+                          backend=chunks.worker_backend(url), name=name, state_url=url,
+                          frames=LocalFrames(fresh_tasks=True))
     for batch_id, rows in enumerate(words_of_batch):
         executor.run(batch_id, {"wordGenerator": [[row["word"]] for row in rows]})
-    check_rankings([o.values[0] for o in executor.outputs.all()],
+    check_rankings([o.values[0] for o in executor.log.all()],
                    [[row["word"] for row in rows] for rows in words_of_batch])

@@ -13,8 +13,8 @@ import pytest
 from bolts import BaseBolt, Fields
 from tests.topologies.helpers import counting_clock, write_batches
 from topologies import SparkRunner, TopologyBuilder
+from topologies.engine.run import RunSpec, build_loop
 from topologies.examples import sliding_window
-from topologies.executor.remote.batch_function import RunSpec, build_executor
 from topologies.sinks import TableSink
 from topologies.spouts import FileSpout
 
@@ -69,7 +69,7 @@ def echo_executor(spark, tmp_path: Path, sink: TableSink):
     b.set_bolt("echo", Echo()).shuffle_grouping("events")
     spec = RunSpec(name=f"echo-{uuid.uuid4().hex[:6]}", topology=b.create_topology(), mode="driver",
                    state="memory://", checkpoint_location=tmp_path / "ck", clock=counting_clock(), sinks=(sink,))
-    return build_executor(spec, spark=spark)
+    return build_loop(spec, spark=spark)
 
 
 def test_a_replayed_batch_replaces_its_partition_and_the_flush_replaces_the_last_flush(spark, tmp_path):
@@ -94,7 +94,7 @@ def test_declared_field_types_make_the_columns_and_convert_the_values(spark, tmp
     sink = TableSink("echo", path=str(tmp_path / "t"))
     spec = RunSpec(name="typed", topology=b.create_topology(), mode="driver", state="memory://",
                    checkpoint_location=tmp_path / "ck", clock=counting_clock(), sinks=(sink,))
-    build_executor(spec, spark=spark).run(0, {"events": [["a", 0, 1], ["b", 0, 2]]})
+    build_loop(spec, spark=spark).run(0, {"events": [["a", 0, 1], ["b", 0, 2]]})
     written = spark.read.parquet(str(tmp_path / "t"))
     assert dict(written.dtypes)["value"] == "double"
     assert sorted((r.key, r.value) for r in written.collect()) == [("a", 1.0), ("b", 2.0)]
@@ -107,7 +107,7 @@ def test_inferred_types_are_kept_in_the_store_for_the_next_process(spark, tmp_pa
     # A new executor over the same store (as a new driver process): it reads the pinned types back.
     spec = RunSpec(name=first.name, topology=first.topology, mode="driver", state="memory://",
                    checkpoint_location=tmp_path / "ck", clock=counting_clock(), sinks=(sink,))
-    second = build_executor(spec, backend=first.backend, spark=spark)
+    second = build_loop(spec, backend=first.backend, spark=spark)
     second.run(1, {"events": [["n", 0, None]]})  # only nulls: the column stays bigint, as the store says
     assert second.sinks.types.of("echo:default").pinned["value"] == pa.int64()
     written = spark.read.parquet(str(tmp_path / "t"))

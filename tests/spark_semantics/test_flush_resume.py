@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from squall import Duration, Fields, FileSpout, TopologyBuilder, WindowedAggregateBolt
 from state_backends import open_backend
-from topologies.executor import BatchClock, DriverExecutor, OutputLog
+from topologies.engine import BatchClock, batch_loop
 from windowing import aggregators
 from windowing.assigners import FixedWindows
 
@@ -30,14 +30,13 @@ def topology(spark_rules: bool, parallelism: int = 1):
 
 def run(backend, tmp_path, spark_rules, batches, first, parallelism=1):
     """One run: ``batches`` from batch id ``first`` on, then the shutdown flush; the windows emitted."""
-    log = OutputLog(tmp_path / f"out{first}", keep=None)
-    executor = DriverExecutor(topology(spark_rules, parallelism), {},
-                              BatchClock(tmp_path / "times", lambda: 1_000_000), log, backend=backend, name="t")
+    executor = batch_loop(topology(spark_rules, parallelism), BatchClock(tmp_path / "times", lambda: 1_000_000),
+                          output_dir=tmp_path / f"out{first}", backend=backend, name="t")
     executor.complete_pending_flush()
     for batch_id, rows in enumerate(batches, first):
         executor.run(batch_id, {"events": rows})
     executor.flush()
-    return sorted((o.values[0], o.values[1], o.values[3]) for o in log.all())
+    return sorted((o.values[0], o.values[1], o.values[3]) for o in executor.log.all())
 
 
 def test_the_flush_s_windows_do_not_fire_again_and_rows_behind_its_watermark_are_late(tmp_path):

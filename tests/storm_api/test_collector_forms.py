@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import uuid
 
 import pytest
 
@@ -11,8 +10,7 @@ from bolts import BaseRichBolt, Fields, TupleError
 from bolts.collector import TupleFailedError
 from bolts.storm.base_basic_bolt import BaseBasicBolt, FailedException, ReportedFailedException
 from topologies import TopologyBuilder
-from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, OutputLog
-from topologies.executor.stage_engines import LocalStages
+from topologies.engine import BatchClock, batch_loop
 from topologies.groupings import CustomStreamGrouping
 from topologies.spouts import RateSpout
 from topologies.testing import BoltHarness
@@ -219,10 +217,9 @@ def test_groupings_refuse_bad_arguments_naming_the_method():
 
 
 def run_driver(topology, tmp_path, conf=None, rows=([1], [2])):
-    executor = DriverExecutor(topology, conf or {}, BatchClock(tmp_path, iter(range(1, 10**9)).__next__),
-                              OutputLog(None))
+    executor = batch_loop(topology, BatchClock(tmp_path, iter(range(1, 10**9)).__next__), conf=conf or {})
     executor.run(0, {"rate": [[0, v] for (v,) in rows]})
-    return executor.outputs.all()
+    return executor.log.all()
 
 
 def test_a_direct_emit_to_a_task_of_another_bolt_fails_naming_the_bolt_and_the_task(tmp_path):
@@ -249,21 +246,6 @@ def test_a_custom_grouping_choosing_a_task_it_was_not_given_fails_naming_it(tmp_
     with pytest.raises(ValueError, match=r"custom_grouping: Wrong.choose_tasks returned \[99\] for \[0, 1\] on "
                                          r"rate:default; it must return a list of task ids of bolt 'e': \[1, 2\]"):
         run_driver(b.create_topology(), tmp_path)
-
-
-def test_distributed_stages_route_direct_and_custom_as_driver_mode(tmp_path):
-    from state_backends import open_backend
-
-    b = builder()
-    b.set_bolt("d", Direct()).shuffle_grouping("rate")
-    b.set_bolt("e", Echo(), 2).direct_grouping("d", "to")
-    topology = b.create_topology()
-    executor = DistributedExecutor(topology, {"target": 3}, BatchClock(tmp_path, iter(range(1, 10**9)).__next__),
-                                   OutputLog(None), open_backend("memory://"), f"d-{uuid.uuid4().hex[:6]}", None,
-                                   "memory://", engine=LocalStages())
-    executor.run(0, {"rate": [[0, 5], [0, 6]]})
-    executor.flush()
-    assert [(o.component, o.task, o.values) for o in executor.outputs.all()] == [("e", 1, [5]), ("e", 1, [6])]
 
 
 def test_a_function_is_a_bolt_as_storm_2s_lambdas_are(tmp_path):

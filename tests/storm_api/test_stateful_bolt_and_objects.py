@@ -12,8 +12,9 @@ import pytest
 from bolts import TaskOptions, make_task
 from bolts.codecs.value_codec import OBJECT_EXT, pack_value, register_class, unpack_value
 from squall import BaseRichBolt, BaseStatefulBolt, Config, Fields, TopologyBuilder
-from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, OutputLog, worker
-from topologies.executor.stage_engines import LocalStages
+from topologies.engine import BatchClock, batch_loop
+from topologies.engine.placements import chunks
+from topologies.engine.placements.local_frames import LocalFrames
 from topologies.spouts import RateSpout
 from topologies.testing import BoltHarness
 
@@ -66,25 +67,21 @@ def topology(bolt):
     return b.create_topology()
 
 
-@pytest.mark.parametrize("placement", ["driver", "distributed"])
-def test_both_placements_keep_the_sum_per_task_across_a_new_executor(placement, tmp_path):
+def test_the_sum_per_task_survives_a_new_process(tmp_path):
     name = f"ss-{uuid.uuid4().hex[:6]}"
     url = f"memory://{name}"
-    store = worker._backend(url)
+    store = chunks.worker_backend(url)
     times = iter(range(10_000, 10**9, 1_000))
     clock = BatchClock(tmp_path / "clock", lambda: next(times))
 
     def make():
-        if placement == "driver":
-            return DriverExecutor(topology(StatefulSum()), {}, clock, OutputLog(None), backend=store, name=name)
-        return DistributedExecutor(topology(StatefulSum()), {}, clock, OutputLog(None), store, name, None, url,
-                                   engine=LocalStages(fresh_tasks=True))
+        return batch_loop(topology(StatefulSum()), clock, backend=store, name=name)
 
     first = make()
     first.run(0, {"rate": [[0, 1], [0, 2], [0, 3]]})
     second = make()  # a new process: tasks built from the store, init_state given what batch 0 left
     second.run(1, {"rate": [[0, 10], [0, 20]]})
-    outputs = [(o.task, o.values[0]) for o in first.outputs.all() + second.outputs.all()]
+    outputs = [(o.task, o.values[0]) for o in first.log.all() + second.log.all()]
     # The shuffle goes on where batch 0 left it: 10 to task 1 (2 + 10), 20 to task 0 (1 + 3 + 20).
     assert outputs == [(0, 1), (0, 4), (1, 2), (0, 24), (1, 12)]
 
@@ -188,12 +185,12 @@ def test_a_dataclass_in_a_bolt_attribute_comes_back_after_the_task_moves(tmp_pat
     name = f"rk-{uuid.uuid4().hex[:6]}"
     url = f"memory://{name}"
     times = iter(range(10_000, 10**9, 1_000))
-    executor = DistributedExecutor(topology(Ranker()), {}, BatchClock(tmp_path, lambda: next(times)),
-                                   OutputLog(None), worker._backend(url), name, None, url,
-                                   engine=LocalStages(fresh_tasks=True))
+    executor = batch_loop(topology(Ranker()), BatchClock(tmp_path, lambda: next(times)), mode="distributed",
+                          backend=chunks.worker_backend(url), name=name, state_url=url,
+                          frames=LocalFrames(fresh_tasks=True))
     executor.run(0, {"rate": [[0, 1], [0, 2]]})
     executor.run(1, {"rate": [[0, 3], [0, 4]]})
-    assert [(o.task, o.values) for o in executor.outputs.all()] == [
+    assert [(o.task, o.values) for o in executor.log.all()] == [
         (0, [1, [1]]), (1, [2, [2]]), (0, [4, [1, 3]]), (1, [6, [2, 4]])]
 
 
@@ -233,8 +230,7 @@ class EmitsInHooks(StatefulSum):
         self.collector.emit([-txid])
 
 
-@pytest.mark.parametrize("placement", ["driver", "distributed"])
-def test_what_a_pre_commit_hook_emits_goes_out_with_its_batch(placement, tmp_path):
+def test_what_a_pre_commit_hook_emits_goes_out_with_its_batch(tmp_path):
     name = f"hk-{uuid.uuid4().hex[:6]}"
     url = f"memory://{name}"
     times = iter(range(10_000, 10**9, 1_000))
@@ -243,11 +239,7 @@ def test_what_a_pre_commit_hook_emits_goes_out_with_its_batch(placement, tmp_pat
     b.set_spout("rate", RateSpout(rows_per_second=1))
     b.set_bolt("sum", EmitsInHooks()).shuffle_grouping("rate")
     topology = b.create_topology()
-    if placement == "driver":
-        executor = DriverExecutor(topology, {}, clock, OutputLog(None), backend=worker._backend(url), name=name)
-    else:
-        executor = DistributedExecutor(topology, {}, clock, OutputLog(None), worker._backend(url), name, None, url,
-                                       engine=LocalStages(fresh_tasks=True))
+    executor = batch_loop(topology, clock, backend=chunks.worker_backend(url), name=name)
     executor.run(0, {"rate": [[0, 1], [0, 2]]})
     executor.run(1, {"rate": [[0, 3]]})
-    assert [o.values[0] for o in executor.outputs.all()] == [1, 3, 0, 6, -1]
+    assert [o.values[0] for o in executor.log.all()] == [1, 3, 0, 6, -1]

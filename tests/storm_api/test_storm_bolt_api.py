@@ -8,14 +8,12 @@ mode, with every task rebuilt from the store at every batch.
 
 from __future__ import annotations
 
-import uuid
 from collections import Counter, defaultdict
 
 import pytest
 
 from tests.storm_api.topology import FIELDS, conf, rows, storm_api
-from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, OutputLog
-from topologies.executor.stage_engines import LocalStages
+from topologies.engine import BatchClock, batch_loop
 
 
 def batches() -> list[list[list]]:
@@ -27,40 +25,23 @@ def clock():
     return lambda: next(ticks)
 
 
-def run(placement: str, tmp_path):
-    from state_backends import open_backend
-
-    topology = storm_api(tmp_path / "unused")
-    if placement == "driver":
-        executor = DriverExecutor(topology, conf(), BatchClock(tmp_path / "d", clock()), OutputLog(None))
-    else:
-        executor = DistributedExecutor(topology, conf(), BatchClock(tmp_path / "x", clock()), OutputLog(None),
-                                       open_backend("memory://"), f"api-{uuid.uuid4().hex[:8]}", None, "memory://",
-                                       engine=LocalStages(fresh_tasks=True))
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory):
+    """The topology's outputs in driver mode (every placement gives the same: tests/cluster/test_every_placement.py)."""
+    tmp = tmp_path_factory.mktemp("storm_api")
+    executor = batch_loop(storm_api(tmp / "unused"), BatchClock(tmp / "d", clock()), conf=conf())
     for batch_id, batch in enumerate(batches()):
         executor.run(batch_id, {"events": batch})
     executor.flush()
-    return executor.outputs.all()
-
-
-@pytest.fixture(scope="module")
-def outputs(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("storm_api")
-    return {p: run(p, tmp / p) for p in ("driver", "distributed")}
+    return executor.log.all()
 
 
 def by(outputs, component, stream="default"):
     return [o for o in outputs if o.component == component and o.stream == stream]
 
 
-def test_distributed_mode_gives_driver_modes_outputs(outputs):
-    assert [(o.component, o.task, o.stream, o.values) for o in outputs["distributed"]] == \
-        [(o.component, o.task, o.stream, o.values) for o in outputs["driver"]]
-
-
-@pytest.mark.parametrize("placement", ["driver", "distributed"])
-def test_emit_returns_the_task_ids_the_tuple_reached(outputs, placement):
-    out = outputs[placement]
+def test_emit_returns_the_task_ids_the_tuple_reached(outputs):
+    out = outputs
     sent = {o.values[0]: o.values[1] for o in by(out, "split", "sent")}
     got = {o.values[0]: o.values[1] for o in by(out, "count", "got")}
     rows = [r for b in batches() for r in b]
@@ -68,18 +49,16 @@ def test_emit_returns_the_task_ids_the_tuple_reached(outputs, placement):
     assert all(sent[m] == [got[m]] for m in sent)
 
 
-@pytest.mark.parametrize("placement", ["driver", "distributed"])
-def test_task_ids_are_storms_components_sorted_tasks_from_one(outputs, placement):
+def test_task_ids_are_storms_components_sorted_tasks_from_one(outputs):
     # Components sorted: count(3) custom(3) events(1) none(2) sink(2) split(2): count's ids are 1, 2, 3.
-    got = by(outputs[placement], "count", "got")
+    got = by(outputs, "count", "got")
     assert {o.values[1] for o in got} <= {1, 2, 3}
     assert all(o.values[1] == o.task + 1 for o in got)
 
 
-@pytest.mark.parametrize("placement", ["driver", "distributed"])
-def test_partial_key_grouping_sends_a_key_to_at_most_two_tasks_and_balances(outputs, placement):
+def test_partial_key_grouping_sends_a_key_to_at_most_two_tasks_and_balances(outputs):
     tasks = defaultdict(set)
-    for o in by(outputs[placement], "count", "got"):
+    for o in by(outputs, "count", "got"):
         tasks[o.values[0]].add(o.values[1])
     keys = {r[3]: r[0] for b in batches() for r in b}
     per_key = defaultdict(set)
@@ -91,23 +70,20 @@ def test_partial_key_grouping_sends_a_key_to_at_most_two_tasks_and_balances(outp
     assert max(load.values()) - min(load.values()) <= len(keys) // 3
 
 
-@pytest.mark.parametrize("placement", ["driver", "distributed"])
-def test_direct_emits_reach_the_named_task_only(outputs, placement):
-    got = by(outputs[placement], "sink")
+def test_direct_emits_reach_the_named_task_only(outputs):
+    got = by(outputs, "sink")
     assert sorted(o.values[0] for o in got) == [r[3] for b in batches() for r in b]
     assert all(o.values[2] == o.values[1] % 2 == o.task for o in got)
 
 
-@pytest.mark.parametrize("placement", ["driver", "distributed"])
-def test_a_custom_grouping_chooses_the_task(outputs, placement):
-    got = by(outputs[placement], "custom")
+def test_a_custom_grouping_chooses_the_task(outputs):
+    got = by(outputs, "custom")
     assert sorted(o.values[0] for o in got) == [r[3] for b in batches() for r in b]
     assert all(o.values[2] == o.values[1] % 3 for o in got)
 
 
-@pytest.mark.parametrize("placement", ["driver", "distributed"])
-def test_none_and_local_or_shuffle_take_turns_as_shuffle_does(outputs, placement):
-    got = by(outputs[placement], "none")
+def test_none_and_local_or_shuffle_take_turns_as_shuffle_does(outputs):
+    got = by(outputs, "none")
     assert Counter(o.values[2] for o in got) == Counter({0: 30, 1: 30})
 
 
@@ -121,7 +97,7 @@ def test_the_context_names_sources_targets_and_fields(outputs):
 
 
 def test_task_ids_read_after_their_batch_are_the_ones_of_that_batch(tmp_path):
-    from topologies.executor.routing import RoutingTable, TaskRoutes
+    from topologies.engine.routing import RoutingTable, TaskRoutes
 
     routes = TaskRoutes(RoutingTable.of(storm_api(tmp_path)), "events", 0)
     routes.begin({})

@@ -3,8 +3,8 @@
 Usage: ``python -m tests.topologies.connect_run '<json>'`` with keys ``state`` (a
 Redis URL), ``work`` (a directory for the batch clock and the task-run records)
 and ``batches`` (each batch's spout rows, lists of :data:`tests.cluster.cases.FIELDS`
-values). The batches go through :class:`DistributedExecutor` with
-:class:`SparkStages` on a Connect session, so the batch's DataFrame comes from
+values). The batches go through the distributed placement (`batch_loop(..., mode="distributed")`) with
+:class:`SparkFrames` on a Connect session, so the batch's DataFrame comes from
 ``spark.createDataFrame``. Prints one JSON line: ``{"session": <the session's
 module>, "outputs": [[component, task, stream, values], ...], "runs": [...]}``,
 ``runs`` holding one ``"<component> <task> <batch>"`` per run of a task.
@@ -58,10 +58,10 @@ def main() -> None:
     from state_backends import open_backend
     from tests.topologies.distributed_case import as_json
     from tests.topologies.helpers import counting_clock
-    from topologies.executor import BatchClock, DistributedExecutor, OutputLog
-    from topologies.executor.stage_engines import SparkStages
+    from topologies.engine import BatchClock, batch_loop
+    from topologies.engine.placements.frames import SparkFrames
 
-    class RecordingStages(SparkStages):
+    class RecordingStages(SparkFrames):
         def stage(self, frames, bolt, parallelism, fn, **options):
             return super().stage(frames, bolt, parallelism, partial(recorded, str(runs), fn), **options)
 
@@ -70,13 +70,13 @@ def main() -> None:
     runs.mkdir(parents=True)
     spark = (SparkSession.builder.remote("local[2]").config("spark.sql.shuffle.partitions", "2")
              .config("spark.sql.session.timeZone", "UTC").config("spark.ui.enabled", "false").getOrCreate())
-    executor = DistributedExecutor(topology(work), {}, BatchClock(work / "clock", counting_clock()), OutputLog(None),
-                                   open_backend(args["state"]), f"connect-{uuid.uuid4().hex[:8]}", spark,
-                                   args["state"], engine=RecordingStages(spark))
+    executor = batch_loop(topology(work), BatchClock(work / "clock", counting_clock()), mode="distributed",
+                          backend=open_backend(args["state"]), name=f"connect-{uuid.uuid4().hex[:8]}", spark=spark,
+                          state_url=args["state"], frames=RecordingStages(spark))
     for batch_id, rows in enumerate(args["batches"]):
         executor.run(batch_id, {"events": rows})
     executor.flush()
-    print(json.dumps({"session": type(spark).__module__, "outputs": as_json(executor.outputs.all()),
+    print(json.dumps({"session": type(spark).__module__, "outputs": as_json(executor.log.all()),
                       "runs": sorted(f.read_text(encoding="utf-8") for f in runs.iterdir())}))
     spark.stop()
 

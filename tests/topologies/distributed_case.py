@@ -6,7 +6,7 @@ from bolts import BaseBolt, BaseStatefulWindowedBolt, Fields, WindowedAggregateB
 from tests.topologies.cases import retracting_sums
 from tests.topologies.helpers import LateValues, Record
 from topologies import TopologyBuilder
-from topologies.executor.batch_log import to_json
+from topologies.sinks.records import to_json
 from topologies.spouts.base import Spout
 from windowing import AccumulationMode, Count, Duration, aggregators
 

@@ -51,19 +51,19 @@ def main() -> None:
     from tests.topologies import distributed_case
     from tests.topologies.helpers import FIELDS, SCHEMA, START, counting_clock
     from topologies import SparkRunner
-    from topologies.executor import OutputLog
+    from topologies.engine.delivery import SinkDelivery
     from topologies.spouts import FileSpout
 
     crash_after = args.get("crash_after")
     if crash_after is not None:
-        original = OutputLog.write
+        original = SinkDelivery.write
 
-        def write_then_crash(self, key, outputs):
-            original(self, key, outputs)
-            if key == crash_after:
+        def write_then_crash(self, batch):
+            original(self, batch)  # every sink has the batch's outputs
+            if batch.key == crash_after:
                 os._exit(3)
 
-        OutputLog.write = write_then_crash
+        SinkDelivery.write = write_then_crash
     spark = session(args["master"])
     spout = FileSpout(args["data"], "json", FIELDS, schema=SCHEMA, max_files_per_trigger=1)
     topo = distributed_case.build(spout, small=args.get("small", False))

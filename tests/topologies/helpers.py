@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import copy
 import itertools
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from bolts import BaseBolt, BaseWindowedBolt, Fields
+from topologies.engine import BatchClock, BatchLoop, batch_loop
 from topologies.examples._run import write_json_files
 from topologies.groupings import AllGrouping, FieldsGrouping, GlobalGrouping, Grouping, ShuffleGrouping
 from topologies.testing import BoltHarness
@@ -53,6 +55,15 @@ def batches_of_rows(files: int = 4, per_file: int = 8) -> list[list[dict[str, An
 
 def write_batches(directory: Path, batches: list[list[dict[str, Any]]]) -> Path:
     return write_json_files(directory, batches)
+
+
+def loop_of(topology: Any, times: Iterable[int], directory: Path | None = None, **options: Any) -> BatchLoop:
+    """A batch loop of ``topology`` (driver mode, memory state unless ``options`` say otherwise), batches at ``times``.
+
+    Each new batch id takes the next of ``times`` as its processing time; ``options`` are :func:`batch_loop`'s.
+    """
+    where = directory if directory is not None else Path(tempfile.mkdtemp(prefix="squall-loop-"))
+    return batch_loop(topology, BatchClock(where, iter(times).__next__), **options)
 
 
 def counting_clock(start: int = START, step: int = STEP):

@@ -6,8 +6,8 @@ import threading
 import pytest
 
 from bolts import BaseBolt, BaseStatefulWindowedBolt, Fields, WindowedAggregateBolt, WindowedJoinBolt
+from tests.topologies.helpers import loop_of
 from topologies import TopologyBuilder
-from topologies.executor import TopologyRuntime
 from topologies.spouts import FileSpout
 from windowing import Count, Duration, FixedWindows, aggregators
 
@@ -167,10 +167,8 @@ def test_the_accepted_versions_run():
     b.set_bolt("ids", window().with_message_id_field("id").with_timestamp_field("ts")).shuffle_grouping("events")
     b.set_bolt("agg", aggregate().with_timestamp_field("ts")).shuffle_grouping("echo").shuffle_grouping("events")
     b.set_bolt("join", join().with_timestamp_field("ts")).shuffle_grouping("echo").shuffle_grouping("echo", "other")
-    runtime = TopologyRuntime(b.create_topology(), {}, 0)
-    outputs = []
+    loop = loop_of(b.create_topology(), [0, 1_000])
     for batch in range(2):
-        rows = [[f"k{i % 2}", 1_000 * batch + 100 * i, i, 10 * batch + i] for i in range(5)]
-        outputs += runtime.run_batch(batch, {"events": rows}, 1_000 * batch)
-    outputs += runtime.close()
-    assert {o.component for o in outputs} >= {"persist", "ids", "agg"}
+        loop.run(batch, {"events": [[f"k{i % 2}", 1_000 * batch + 100 * i, i, 10 * batch + i] for i in range(5)]})
+    loop.flush()
+    assert {o.component for o in loop.log.all()} >= {"persist", "ids", "agg"}

@@ -1,6 +1,6 @@
 """Distributed mode's Spark stages under Spark Connect give driver mode's outputs, each task once per stage.
 
-:class:`SparkStages` is DataFrame operations only (no ``sparkContext``, RDD or
+:class:`SparkFrames` is DataFrame operations only (no ``sparkContext``, RDD or
 JVM gateway), so it runs on a ``SparkSession.builder.remote("local[2]")``
 session. The Connect run is a subprocess (``tests/topologies/connect_run.py``):
 this process may hold the tests' classic session, and one Python process does
@@ -22,7 +22,7 @@ from tests.cluster.cases import FIELDS, keyed_rows
 from tests.topologies.connect_run import topology
 from tests.topologies.distributed_case import as_json
 from tests.topologies.helpers import counting_clock
-from topologies.executor import BatchClock, DriverExecutor, OutputLog
+from topologies.engine import BatchClock, batch_loop
 
 pytestmark = [pytest.mark.spark, pytest.mark.redis]
 
@@ -31,12 +31,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_spark_stages_under_connect_give_driver_modes_outputs_and_run_each_task_once(tmp_path, redis_url):
     batches = [[[row[f] for f in FIELDS] for row in rows] for rows in keyed_rows(3, 10, seed=11)]
-    driver = DriverExecutor(topology(tmp_path), {}, BatchClock(tmp_path / "driver", counting_clock()),
-                            OutputLog(None))
+    driver = batch_loop(topology(tmp_path), BatchClock(tmp_path / "driver", counting_clock()))
     for batch_id, rows in enumerate(batches):
         driver.run(batch_id, {"events": rows})
     driver.flush()
-    expected = as_json(driver.outputs.all())
+    expected = as_json(driver.log.all())
     assert {o[0] for o in expected} == {"totals"}
 
     args = {"state": redis_url, "work": str(tmp_path / f"connect-{uuid.uuid4().hex[:6]}"), "batches": batches}

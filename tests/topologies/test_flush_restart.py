@@ -5,7 +5,7 @@ close, so a run split by a flush and a new submit must give what one run over
 all the batches gives: the first activation after the restart reports, as
 expired, the tuples the last window before the flush held (Storm's
 ``getExpired()``), in driver and distributed mode alike. No Spark: the
-distributed stages run in this process (:class:`LocalStages`) over a shared
+distributed stages run in this process (:class:`LocalFrames`) over a shared
 ``memory://<name>`` store, and each run builds new executors, as a new submit does.
 
 A store that does not outlive its runner (``memory://``) cannot give that: a
@@ -25,8 +25,9 @@ from state_backends import open_backend
 from tests.cluster.cases import FIELDS, keyed_rows, spout
 from tests.topologies.helpers import Record
 from topologies import SparkRunner, TopologyBuilder
-from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, OutputLog, worker
-from topologies.executor.stage_engines import LocalStages
+from topologies.engine import BatchClock, batch_loop
+from topologies.engine.placements import chunks
+from topologies.engine.placements.local_frames import LocalFrames
 from windowing import Count, Duration, aggregators
 from windowing.assigners import FixedWindows
 
@@ -71,7 +72,7 @@ def split_run(make):
         for batch_id in batches:
             executor.run(batch_id, {"events": BATCHES[batch_id]})
         executor.flush()
-        outputs.append(executor.outputs.all())
+        outputs.append(executor.log.all())
     return outputs
 
 
@@ -83,19 +84,19 @@ def test_after_a_flush_both_placements_resume_as_one_run_without_it(tmp_path):
     topo = topology(tmp_path)
     name = f"flush-restart-{uuid.uuid4().hex[:8]}"
     driver_store, driver_clock = open_backend("memory://"), clock()
-    driver = split_run(lambda: DriverExecutor(topo, {}, BatchClock(tmp_path / "d", driver_clock), OutputLog(None),
-                                              backend=driver_store, name=name))
+    driver = split_run(lambda: batch_loop(topo, BatchClock(tmp_path / "d", driver_clock), backend=driver_store,
+                                          name=name))
     url, distributed_clock = f"memory://{name}", clock()  # the workers' store: shared in this process
-    distributed = split_run(lambda: DistributedExecutor(
-        topo, {}, BatchClock(tmp_path / "x", distributed_clock), OutputLog(None), worker._backend(url), name, None,
-        url, engine=LocalStages(fresh_tasks=True)))
+    distributed = split_run(lambda: batch_loop(topo, BatchClock(tmp_path / "x", distributed_clock),
+                                               mode="distributed", backend=chunks.worker_backend(url), name=name,
+                                               state_url=url, frames=LocalFrames(fresh_tasks=True)))
     assert driver == distributed
 
-    whole = DriverExecutor(topo, {}, BatchClock(tmp_path / "w", clock()), OutputLog(None))
+    whole = batch_loop(topo, BatchClock(tmp_path / "w", clock()))
     for batch_id, rows in enumerate(BATCHES):
         whole.run(batch_id, {"events": rows})
     split = windows(driver[0]) + windows(driver[1])  # the flushes fire no processing-time window
-    assert split == windows(whole.outputs.all())
+    assert split == windows(whole.log.all())
     for task in (0, 1):
         expired = [values[4] for t, values in split if t == task]
         assert expired[0] == 0 and set(expired[1:]) == {3}  # the first after the restart too: nothing dropped
@@ -130,7 +131,7 @@ def test_the_runner_that_ran_the_query_resumes_it_on_memory_state(tmp_path, monk
     def reached(*args: Any) -> None:
         raise Reached
 
-    monkeypatch.setattr(SparkRunner, "_executor", reached)
+    monkeypatch.setattr(SparkRunner, "_loop", reached)
     with pytest.raises(Reached):
         runner.submit("q", topology(tmp_path), available_now=True)
 
@@ -143,7 +144,7 @@ class CutOff(Exception):
 def test_a_batch_cut_off_after_some_tasks_committed_it_is_not_flushed_and_the_next_submit_goes_on(
         tmp_path, monkeypatch, caplog, placement):
     """Closing the tasks that committed batch 2 would fire its tuples in the flush, and again when it runs again."""
-    from topologies.executor.stored import TaskStore
+    from topologies.engine.task_store import TaskStore
 
     topo, name = topology(tmp_path), f"cut-off-{uuid.uuid4().hex[:8]}"
     url, ticks = f"memory://{name}", clock()
@@ -151,12 +152,12 @@ def test_a_batch_cut_off_after_some_tasks_committed_it_is_not_flushed_and_the_ne
         store = open_backend("memory://")
 
         def make():
-            return DriverExecutor(topo, {}, BatchClock(tmp_path / "c", ticks), OutputLog(None), backend=store,
-                                  name=name)
+            return batch_loop(topo, BatchClock(tmp_path / "c", ticks), backend=store, name=name)
     else:
         def make():
-            return DistributedExecutor(topo, {}, BatchClock(tmp_path / "c", ticks), OutputLog(None),
-                                       worker._backend(url), name, None, url, engine=LocalStages(fresh_tasks=True))
+            return batch_loop(topo, BatchClock(tmp_path / "c", ticks), mode="distributed",
+                              backend=chunks.worker_backend(url), name=name, state_url=url,
+                              frames=LocalFrames(fresh_tasks=True))
 
     first = make()
     for batch_id in (0, 1):
@@ -184,30 +185,30 @@ def test_a_batch_cut_off_after_some_tasks_committed_it_is_not_flushed_and_the_ne
         second.run(batch_id, {"events": BATCHES[batch_id]})
     second.flush()
 
-    whole = DriverExecutor(topo, {}, BatchClock(tmp_path / "w", clock()), OutputLog(None))
+    whole = batch_loop(topo, BatchClock(tmp_path / "w", clock()))
     for batch_id, rows in enumerate(BATCHES):
         whole.run(batch_id, {"events": rows})
     whole.flush()
-    assert first.outputs.all() + second.outputs.all() == whole.outputs.all()
+    assert first.log.all() + second.log.all() == whole.log.all()
 
 
 def test_a_task_that_commits_the_next_batch_while_the_flush_closes_the_tasks_stops_the_flush(tmp_path, caplog):
     """A task of the cancelled job commits batch 2 after the first check: the flush is begun and writes nothing."""
     topo, store = topology(tmp_path), open_backend("memory://")
     name = f"late-commit-{uuid.uuid4().hex[:8]}"
-    executor = DriverExecutor(topo, {}, BatchClock(tmp_path / "c", clock()), OutputLog(None), backend=store, name=name)
+    executor = batch_loop(topo, BatchClock(tmp_path / "c", clock()), backend=store, name=name)
     for batch_id in (0, 1):
         executor.run(batch_id, {"events": BATCHES[batch_id]})
-    close = executor._close_after
+    end = executor.placement.end
 
-    def close_while_a_task_commits(last):
-        closed = close(last)
-        store.namespace(f"{name}/pass/0").commit(last + 1, {b"late": b"1"})  # the cancelled job's task, just now
+    def close_while_a_task_commits(key, delivery):
+        closed = end(key, delivery)  # every task closed
+        store.namespace(f"{name}/pass/0").commit(2, {b"late": b"1"})  # the cancelled job's task, just now
         return closed
 
-    executor._close_after = close_while_a_task_commits
-    written = len(executor.outputs.all())
+    executor.placement.end = close_while_a_task_commits
+    written = len(executor.log.all())
     executor.flush()
-    assert len(executor.outputs.all()) == written, "the flush wrote a final after all"
+    assert len(executor.log.all()) == written, "the flush wrote a final after all"
     assert executor.flush_record.pending() == 1 and not executor.flush_record.done_after(1)
     assert "no shutdown flush: batch 2 was cut off after 1 task(s) committed it" in caplog.text

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from topologies.executor.remote import journaled_memory
-from topologies.executor.remote.journaled_memory import SNAPSHOT_EVERY, JournaledMemoryBackend
-from topologies.executor.storage import ArrowDir, LocalDir
+from topologies.engine.remote import journaled_memory
+from topologies.engine.remote.journaled_memory import SNAPSHOT_EVERY, JournaledMemoryBackend
+from topologies.storage import ArrowDir, LocalDir
 
 
 def journal_files(directory) -> list[str]:

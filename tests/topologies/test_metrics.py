@@ -17,9 +17,10 @@ import pytest
 from tests.topologies.helpers import counting_clock
 from topologies import SparkRunner
 from topologies.cli import parser
+from topologies.engine import BatchClock, BatchLoop, batch_loop
+from topologies.engine.placements import chunks
+from topologies.engine.placements.local_frames import LocalFrames
 from topologies.examples import event_time_late
-from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, OutputLog, worker
-from topologies.executor.stage_engines import LocalStages
 from topologies.metrics import END_OF_TIME, BatchMetrics, BoltMetrics, MetricsHistory, format_watermark
 from topologies.runner import Progress
 
@@ -70,9 +71,8 @@ def test_the_watermark_reads_as_utc_time_with_its_lag_and_end_of_time_by_name():
     assert "9223372036854775807" not in Progress(1, 0, 1, 0.0, END_OF_TIME, 0, 0, 0, wall_clock_ms=0).line()
 
 
-def run_driver(tmp_path, batches=BATCHES) -> DriverExecutor:
-    executor = DriverExecutor(event_time_late.build_topology(str(tmp_path)), {},
-                              BatchClock(tmp_path / "d", counting_clock()), OutputLog(None))
+def run_driver(tmp_path, batches=BATCHES) -> BatchLoop:
+    executor = batch_loop(event_time_late.build_topology(str(tmp_path)), BatchClock(tmp_path / "d", counting_clock()))
     for batch_id, rows in enumerate(batches):
         executor.run(batch_id, {"sensor": rows})
     return executor
@@ -87,19 +87,19 @@ def test_driver_mode_records_each_bolts_figures_per_batch(tmp_path):
     assert [m.bolts["window-sum"].late_tuples for m in history] == [0, 0, 2, 1]
     assert [m.bolts["late-log"].tuples_in for m in history] == [0, 0, 2, 1]  # the late stream feeds it
     assert [m.bolts["late-log"].tuples_out for m in history] == [0, 0, 2, 1]
-    assert sum(m.windows_fired for m in history) == executor.placement.runtime.windows_fired > 0
-    assert sum(m.late_tuples for m in history) == executor.placement.runtime.late_tuples == 3
-    outputs = len([o for o in executor.outputs.all() if o.component == "window-sum"])
+    assert sum(m.windows_fired for m in history) == executor.totals.windows_fired > 0
+    assert sum(m.late_tuples for m in history) == executor.totals.late_tuples == 3
+    outputs = len([o for o in executor.log.all() if o.component == "window-sum"])
     assert sum(m.bolts["window-sum"].tuples_out for m in history) == outputs + 3  # its outputs plus late tuples
     assert all(m.bolts["window-sum"].state_bytes > 0 and m.bolts["window-sum"].batch_ms > 0 for m in history)
-    assert history[-1].watermark == executor.placement.runtime.watermark
+    assert history[-1].watermark == executor.counters()[0]
     assert 15_000 - 2_000 < history[-1].watermark <= 15_000 + 19 * 250 - 2_000  # the last batch's readings, lag 2 s
     assert history[-1].bolts["window-sum"].watermark == history[-1].watermark
 
 
 def test_a_replayed_batch_replaces_its_entry_with_what_the_replay_did(tmp_path):
     executor = run_driver(tmp_path)
-    first, totals = executor.metrics.get(3), executor.totals()
+    first, totals = executor.metrics.get(3), executor.figures()
     executor.run(3, {"sensor": BATCHES[3]})  # Spark runs the last batch id again
     again = executor.metrics.get(3)
     assert again.replay and not first.replay and len(executor.metrics) == 4
@@ -110,23 +110,23 @@ def test_a_replayed_batch_replaces_its_entry_with_what_the_replay_did(tmp_path):
             b.tuples_in, b.tuples_out, b.windows_fired, b.late_tuples)
         assert b.state_bytes == 0
     assert again.watermark == first.watermark
-    assert executor.totals() == {**totals, "replays": 1}  # the batch counts once
+    assert executor.figures() == {**totals, "replays": 1}  # the batch counts once
 
 
 def test_a_batch_run_again_in_a_new_process_is_a_replay(tmp_path):
     from state_backends import open_backend
 
     store = f"memory://replays-{uuid.uuid4().hex[:8]}"  # named: a second executor finds the first one's commits
-    first = DriverExecutor(event_time_late.build_topology(str(tmp_path)), {},
-                           BatchClock(tmp_path / "d", counting_clock()), OutputLog(None), open_backend(store))
+    first = batch_loop(event_time_late.build_topology(str(tmp_path)), BatchClock(tmp_path / "d", counting_clock()),
+                       backend=open_backend(store))
     for batch_id, rows in enumerate(BATCHES):
         first.run(batch_id, {"sensor": rows})
-    assert first.totals()["replays"] == 0 and not any(m.replay for m in first.metrics)
-    again = DriverExecutor(event_time_late.build_topology(str(tmp_path)), {},
-                           BatchClock(tmp_path / "d", counting_clock()), OutputLog(None), open_backend(store))
+    assert first.figures()["replays"] == 0 and not any(m.replay for m in first.metrics)
+    again = batch_loop(event_time_late.build_topology(str(tmp_path)), BatchClock(tmp_path / "d", counting_clock()),
+                       backend=open_backend(store))
     again.run(3, {"sensor": BATCHES[3]})  # the process died before Spark committed batch 3: Spark runs it again
     assert again.metrics.get(3).replay
-    assert again.totals()["replays"] == 1 and again.totals()["batches"] == 1
+    assert again.figures()["replays"] == 1 and again.figures()["batches"] == 1
 
 
 class FailOnce(Exception):
@@ -136,17 +136,17 @@ class FailOnce(Exception):
 @pytest.mark.parametrize("placement", ["driver", "distributed"])
 def test_the_windows_of_a_failed_batch_count_once_when_it_runs_again(tmp_path, monkeypatch, placement):
     from state_backends import open_backend
-    from topologies.executor import stored
+    from topologies.engine import stored_task as stored
 
-    def executor(name: str) -> DriverExecutor | DistributedExecutor:
+    def executor(name: str) -> BatchLoop:
         topology, clock = event_time_late.build_topology(str(tmp_path)), BatchClock(tmp_path / name, counting_clock())
         if placement == "driver":
-            return DriverExecutor(topology, {}, clock, OutputLog(None))
-        return DistributedExecutor(topology, {}, clock, OutputLog(None), open_backend("memory://"),
-                                   f"{name}-{uuid.uuid4().hex[:8]}", None, "memory://",
-                                   engine=LocalStages(fresh_tasks=True))
+            return batch_loop(topology, clock)
+        return batch_loop(topology, clock, mode="distributed", backend=open_backend("memory://"),
+                          name=f"{name}-{uuid.uuid4().hex[:8]}", state_url="memory://",
+                          frames=LocalFrames(fresh_tasks=True))
 
-    worker._backend("memory://")
+    chunks.worker_backend("memory://")
     clean = executor("clean")
     for batch_id, rows in enumerate(BATCHES):
         clean.run(batch_id, {"sensor": rows})
@@ -166,21 +166,20 @@ def test_the_windows_of_a_failed_batch_count_once_when_it_runs_again(tmp_path, m
                     failing.run(batch_id, {"sensor": rows})
         failing.run(batch_id, {"sensor": rows})  # batch 2: Spark runs it again
     assert failed == ["late-log", "late-log"]
-    assert failing.metrics.get(2).replay and failing.totals()["replays"] == 1
-    assert failing.totals()["windows_fired"] == clean.totals()["windows_fired"] > 0
-    assert failing.totals()["late_tuples"] == clean.totals()["late_tuples"] == 3
+    assert failing.metrics.get(2).replay and failing.figures()["replays"] == 1
+    assert failing.figures()["windows_fired"] == clean.figures()["windows_fired"] > 0
+    assert failing.figures()["late_tuples"] == clean.figures()["late_tuples"] == 3
 
 
 def test_distributed_mode_records_the_same_figures_as_driver_mode(tmp_path, monkeypatch):
     from state_backends import open_backend
 
     driver = run_driver(tmp_path)
-    worker._backend("memory://")
-    distributed = DistributedExecutor(
-        event_time_late.build_topology(str(tmp_path)), {}, BatchClock(tmp_path / "x", counting_clock()),
-        OutputLog(None), open_backend("memory://"), f"metrics-{uuid.uuid4().hex[:8]}", None, "memory://",
-        engine=LocalStages(fresh_tasks=True),
-    )
+    chunks.worker_backend("memory://")
+    distributed = batch_loop(event_time_late.build_topology(str(tmp_path)),
+                             BatchClock(tmp_path / "x", counting_clock()), mode="distributed",
+                             backend=open_backend("memory://"), name=f"metrics-{uuid.uuid4().hex[:8]}",
+                             state_url="memory://", frames=LocalFrames(fresh_tasks=True))
     for batch_id, rows in enumerate(BATCHES):
         distributed.run(batch_id, {"sensor": rows})
 

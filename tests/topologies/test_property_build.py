@@ -2,7 +2,7 @@
 
 A configuration error must never reach a batch: every topology that
 ``create_topology()`` accepts runs three batches and the shutdown flush through
-``TopologyRuntime`` (the driver's executor without Spark) on well-formed input,
+the batch loop in driver mode without Spark on well-formed input,
 and every refusal is a ``ValueError`` or ``TypeError`` naming the bolt.
 """
 
@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from bolts import BaseBolt, BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, WindowedAggregateBolt
+from tests.topologies.helpers import loop_of
 from topologies import TopologyBuilder
-from topologies.executor import TopologyRuntime
 from topologies.spouts import FileSpout
 from windowing import Count, Duration, FixedWindows, SlidingWindows, aggregators
 
@@ -170,7 +170,7 @@ def test_what_create_topology_accepts_runs_and_what_it_refuses_names_the_bolt(cf
         assert repr(SUBJECT) in str(err), err
         return
     event("accepted")
-    runtime = TopologyRuntime(topology, {}, START)
+    loop = loop_of(topology, range(START, START + 10_000, 1_000))
     for batch_id, rows in enumerate(batches()):
-        runtime.run_batch(batch_id, {"events": rows}, START + 1_000 * batch_id)
-    runtime.close()
+        loop.run(batch_id, {"events": rows})
+    loop.flush()

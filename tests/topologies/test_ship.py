@@ -11,7 +11,7 @@ import pytest
 from tests.cluster.cases import CASES
 from tests.topologies.helpers import FIELDS, SCHEMA, Record
 from topologies import TopologyBuilder
-from topologies.executor.ship import SQUALL_PACKAGES, build_zip, needs_shipping, ship_code, user_modules
+from topologies.engine.ship import SQUALL_PACKAGES, build_zip, needs_shipping, ship_code, user_modules
 from topologies.spouts import FileSpout
 from windowing import Count
 
@@ -35,7 +35,7 @@ def test_local_masters_need_no_shipping_and_clusters_do():
 
 def test_the_user_package_is_shipped_and_squall_and_third_party_modules_are_not(tmp_path):
     mixed = next(c for c in CASES if c.name == "mixed")  # bolts defined in tests.cluster.cases
-    assert "tests" in user_modules(mixed.build(tmp_path))
+    assert "tests" in user_modules(mixed.build(tmp_path, None))
     builder = TopologyBuilder()
     builder.set_spout("events", FileSpout(tmp_path, "json", FIELDS, schema=SCHEMA))
     builder.set_bolt("agg", Record().with_tumbling_window(Count.of(2)), parallelism=1).shuffle_grouping("events")

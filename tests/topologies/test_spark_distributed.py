@@ -1,4 +1,6 @@
-"""Distributed mode: bolt tasks on Spark executors with Redis or HBase state give the outputs of driver mode.
+"""Distributed mode: a query that crashed before Spark's commit resumes from the store with driver mode's outputs.
+
+(That every placement gives driver mode's outputs is tests/cluster/test_every_placement.py.)
 
 The distributed queries run in a subprocess with their own SparkSession
 (``tests/topologies/distributed_run.py``): the test process already holds the
@@ -54,16 +56,6 @@ def logged_outputs(directory: Path) -> list[list]:
 @pytest.fixture
 def data(tmp_path) -> Path:
     return write_batches(tmp_path / "in", batches_of_rows())
-
-
-def test_distributed_mode_on_a_local_cluster_gives_the_outputs_of_driver_mode(spark, tmp_path, data, redis_url,
-                                                                              hbase_url):
-    expected = driver_outputs(spark, data, tmp_path / "ck-driver")
-    assert {o[0] for o in expected} == {"late", "sum", "pt_count", "pt_time", "total", "agg_total", "fields"}
-    got = run_distributed(master="local-cluster[2,1,1024]", data=str(data), checkpoint=str(tmp_path / "ck"),
-                          name=f"eq-{uuid.uuid4().hex[:8]}", states=[redis_url, hbase_url])
-    assert got[redis_url] == expected
-    assert got[hbase_url] == expected
 
 
 def test_a_distributed_query_that_crashed_before_its_commit_resumes_from_the_store(spark, tmp_path, data,

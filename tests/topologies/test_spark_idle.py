@@ -27,8 +27,8 @@ def test_windows_fire_on_time_with_idle_input(spark, tmp_path):
             time.sleep(0.3)
     finally:
         handle.stop(flush=False)
-    log = handle.executor.outputs.batches
-    rows = handle.executor.stats.rows_per_batch
+    log = handle.loop.log.batches
+    rows = {bid: counted[0] for bid, counted in handle.loop.totals.counted.items()}  # input rows per batch
     data_batch = min(bid for bid, n in rows.items() if n)
     fired = {c: [bid for bid, outs in log.items() if any(o.component == c for o in outs)] for c in ("ptime", "etime")}
     assert fired["ptime"] and fired["etime"], fired

@@ -28,7 +28,7 @@ def test_a_bounded_tail_in_memory_and_no_file_for_an_empty_batch(spark, tmp_path
     assert handle.output_count == 5
     assert sorted(p.name for p in (tmp_path / "out" / "bounded").iterdir()) == [
         "batch-000000000000.jsonl", "batch-000000000002.jsonl", "final.jsonl"]
-    assert [r["values"] for r in handle.executor.outputs.records()] == [[2], [4], [6], [8], [10]]
+    assert [r["values"] for r in handle.loop.files.records()] == [[2], [4], [6], [8], [10]]
     assert sorted(sunk) == [0, 2] and [o.values for o in sunk[2]] == [[8], [10]]
 
 

@@ -5,7 +5,7 @@ import pytest
 from tests.topologies import cases
 from tests.topologies.helpers import FIELDS, SCHEMA, batches_of_rows, counting_clock, write_batches
 from topologies import SparkRunner
-from topologies.executor import OutputLog
+from topologies.engine.delivery import SinkDelivery
 from topologies.spouts import FileSpout
 
 pytestmark = pytest.mark.spark
@@ -25,16 +25,16 @@ def test_restart_from_checkpoint_gives_the_outputs_of_an_uninterrupted_run(spark
     handle.await_termination(120)
     expected = handle.outputs()
 
-    original = OutputLog.write
+    original = SinkDelivery.write
     crashed = []
 
-    def write_then_crash(self, key, outputs):
-        original(self, key, outputs)
-        if key == 2 and not crashed:
-            crashed.append(key)
+    def write_then_crash(self, batch):
+        original(self, batch)
+        if batch.key == 2 and not crashed:
+            crashed.append(batch.key)
             raise Crash("stopped after writing the outputs of batch 2, before its commit")
 
-    monkeypatch.setattr(OutputLog, "write", write_then_crash)
+    monkeypatch.setattr(SinkDelivery, "write", write_then_crash)
     runner = SparkRunner(spark, checkpoint_location=tmp_path / "ck", output_dir=tmp_path / "out",
                          clock=counting_clock())
     first = runner.submit("replay", topo, available_now=True)
@@ -45,7 +45,7 @@ def test_restart_from_checkpoint_gives_the_outputs_of_an_uninterrupted_run(spark
     assert commits == ["0", "1"]
     second = runner.submit("replay", topo, available_now=True)
     assert second.await_termination(120)
-    assert second.executor.stats.replays == 1
+    assert second.loop.totals.replays == 1
     assert second.outputs() == expected
     files = sorted(p.name for p in (tmp_path / "out" / "replay").iterdir() if not p.name.startswith("."))
     assert files == [f"batch-{b:012d}.jsonl" for b in range(len(batches))] + ["final.jsonl"]

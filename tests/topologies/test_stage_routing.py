@@ -1,10 +1,10 @@
 """Distributed mode's stages in this process: a batch in any number of Spark partitions gives driver mode's outputs.
 
-:class:`LocalStages` runs the functions Spark's executors run
+:class:`LocalFrames` runs the functions Spark's executors run
 (:func:`routed.route_spout_partition` per partition, :func:`routed.run_task_group`
 per task, each task rebuilt from the store as if in a new process), on a batch
 cut into random partitions; driver mode routes the same partitions
-(:meth:`BatchLayout.decode_partitions`). The topology is the cluster suite's
+(:meth:`BatchLoop.run` of the partitioned table). The topology is the cluster suite's
 ``mixed``: all four groupings, shuffles from spouts and bolts, stateful,
 paged and message-id windows, and aggregations.
 """
@@ -22,11 +22,12 @@ from hypothesis import strategies as st
 
 from tests.cluster.cases import FIELDS, keyed_rows, mixed
 from tests.topologies.helpers import counting_clock
-from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, OutputLog, worker
-from topologies.executor.batch_layout import BatchLayout
-from topologies.executor.routed import OUT, STATUS
-from topologies.executor.runtime import Router
-from topologies.executor.stage_engines import LocalStages, SparkStages
+from topologies.engine import BatchClock, batch_loop
+from topologies.engine.batch_layout import BatchLayout
+from topologies.engine.placements import chunks
+from topologies.engine.placements.chunks import OUT, STATUS
+from topologies.engine.placements.frames import SparkFrames
+from topologies.engine.placements.local_frames import LocalFrames
 from topologies.groupings import ShuffleGrouping
 
 
@@ -37,8 +38,8 @@ def partitioned(layout: BatchLayout, spout: str, rows: list[list], cuts: list[in
                              for p, (a, b) in enumerate(itertools.pairwise(bounds))])
 
 
-class CountingStages(LocalStages):
-    """:class:`LocalStages` that keeps every table handed to the driver."""
+class CountingFrames(LocalFrames):
+    """:class:`LocalFrames` that keeps every table handed to the driver."""
 
     def __init__(self) -> None:
         super().__init__(fresh_tasks=True)
@@ -53,20 +54,19 @@ class CountingStages(LocalStages):
 def run_both(tmp_path, batches: list[list[list]], cuts: list[list[int]]):
     topology = mixed(tmp_path)  # the spout's path is not read: the batches are given
     layout = BatchLayout(topology)
-    driver = DriverExecutor(topology, {}, BatchClock(tmp_path / f"d{uuid.uuid4().hex}", counting_clock()),
-                            OutputLog(None))
-    worker._backend("memory://")
-    stages = CountingStages()
-    distributed = DistributedExecutor(topology, {}, BatchClock(tmp_path / f"x{uuid.uuid4().hex}", counting_clock()),
-                                      OutputLog(None), worker._backend("memory://"), f"r-{uuid.uuid4().hex[:8]}",
-                                      None, "memory://", engine=stages)
+    driver = batch_loop(topology, BatchClock(tmp_path / f"d{uuid.uuid4().hex}", counting_clock()))
+    chunks.worker_backend("memory://")
+    stages = CountingFrames()
+    distributed = batch_loop(topology, BatchClock(tmp_path / f"x{uuid.uuid4().hex}", counting_clock()),
+                             mode="distributed", backend=chunks.worker_backend("memory://"),
+                             name=f"r-{uuid.uuid4().hex[:8]}", state_url="memory://", frames=stages)
     for batch_id, (rows, cut) in enumerate(zip(batches, cuts, strict=True)):
         table = partitioned(layout, "events", rows, cut)
-        driver.run(batch_id, layout.decode_partitions(table))
+        driver.run(batch_id, table)
         distributed.run(batch_id, table)
     driver.flush()
     distributed.flush()
-    return driver.outputs.all(), distributed.outputs.all(), stages.received
+    return driver.log.all(), distributed.log.all(), stages.received
 
 
 def rows_of(batches):
@@ -100,24 +100,33 @@ def test_a_shuffle_deals_each_partition_from_the_batchs_counter_plus_its_number(
     from bolts import Fields
     from tests.cluster.cases import Tally, spout
     from topologies import TopologyBuilder
+    from topologies.engine.routing import RoutingTable, moved_by_spouts, route_spout_tables
+
+    class Dealt:
+        def __init__(self):
+            self.tasks = [[], [], []]
+
+        def table(self, bolt, task, source, stream, rows, order):
+            self.tasks[task] += rows.column("key").to_pylist()
 
     b = TopologyBuilder()
     b.set_spout("s", spout(tmp_path))
     b.set_bolt("x", Tally(), 3).shuffle_grouping("s")
-    router = Router(b.create_topology())
-    router.counters = {("s", 0, "default", "x"): 7}
-    router.begin_batch()
+    routing = RoutingTable.of(b.create_topology())
+    starts = {("s", 0, "default", "x"): 7}
     fields = Fields(*FIELDS)
     parts = [[10, 11], [20, 21, 22]]
+    dealt, counts = Dealt(), []
     for p, values in enumerate(parts):
-        router.route_table("s", 0, "default", pa.table({f: values for f in FIELDS}), partition=p)
-    queues = [[t.values[0] for t in router.take("x", i).tuples()] for i in range(3)]
+        table = pa.table({f: values for f in FIELDS})
+        counts += route_spout_tables(routing, p, {"s": {"default": table}}, {"s": 0}, starts, dealt)
     expected: list[list[int]] = [[], [], []]
     for p, values in enumerate(parts):
         for i, v in enumerate(values):
             expected[ShuffleGrouping().targets([v] * 4, fields, 3, 7 + p + i)[0]].append(v)
-    assert queues == expected == [[21], [10, 22], [11, 20]]
-    assert router.counters[("s", 0, "default", "x")] == 12
+    assert dealt.tasks == expected == [[21], [10, 22], [11, 20]]
+    end = dict(starts)
+    assert moved_by_spouts(routing, counts, end) == 5 and end[("s", 0, "default", "x")] == 12
 
 
 @pytest.mark.spark
@@ -128,15 +137,15 @@ def test_spark_stages_give_the_outputs_of_the_stages_run_here(spark, redis_url, 
     topology = mixed(tmp_path)
     batches = rows_of(keyed_rows(3, 10, seed=5))
     outputs = []
-    for engine in (LocalStages(), SparkStages(spark)):
-        state = "memory://" if isinstance(engine, LocalStages) else redis_url
-        executor = DistributedExecutor(topology, {}, BatchClock(tmp_path / uuid.uuid4().hex, counting_clock()),
-                                       OutputLog(None), open_backend(state), f"s-{uuid.uuid4().hex[:8]}", spark, state,
-                                       engine=engine)
+    for engine in (LocalFrames(), SparkFrames(spark)):
+        state = "memory://" if isinstance(engine, LocalFrames) else redis_url
+        executor = batch_loop(topology, BatchClock(tmp_path / uuid.uuid4().hex, counting_clock()),
+                              mode="distributed", backend=open_backend(state), name=f"s-{uuid.uuid4().hex[:8]}",
+                              spark=spark, state_url=state, frames=engine)
         for batch_id, rows in enumerate(batches):
             executor.run(batch_id, {"events": rows})
         executor.flush()
-        outputs.append(executor.outputs.all())
+        outputs.append(executor.log.all())
     assert outputs[0] and outputs[1] == outputs[0]
 
 
@@ -145,7 +154,7 @@ def _where_it_ran(key, table: pa.Table) -> pa.Table:
     from pyspark import TaskContext
 
     from bolts.codecs.value_codec import pack_value
-    from topologies.executor.routed import Chunks
+    from topologies.engine.placements.chunks import Chunks
 
     chunks = Chunks()
     ran = [TaskContext.get().partitionId(), sorted(table.column("payload").to_pylist())]
@@ -157,7 +166,7 @@ def _where_it_ran(key, table: pa.Table) -> pa.Table:
 def test_each_task_of_a_spark_stage_runs_alone_in_its_partition_an_idle_one_too(spark):
     """Task i is Spark partition i of its stage, with the chunks of every upstream frame addressed to it."""
     from bolts.codecs.value_codec import unpack_value
-    from topologies.executor.routed import rows_table
+    from topologies.engine.placements.chunks import rows_table
 
     def frame(rows):
         return spark.createDataFrame(rows_table(rows)).repartition(3)
@@ -168,7 +177,7 @@ def test_each_task_of_a_spark_stage_runs_alone_in_its_partition_an_idle_one_too(
     upstream = [frame([*(chunk("x", t, f"{t}-{i}".encode()) for t in (0, 4) for i in range(3)), chunk("y", 1, b"y")]),
                 frame([chunk("x", 4, b"from b")])]
     for parallelism in (5, 8):
-        engine = SparkStages(spark)
+        engine = SparkFrames(spark)
         out, rows = engine.stage(upstream, "x", parallelism, _where_it_ran)
         ran = {task: unpack_value(p) for task, p in zip(rows.column("task").to_pylist(),
                                                          rows.column("payload").to_pylist(), strict=True)}

@@ -24,11 +24,13 @@ import pytest
 from bolts import Fields
 from tests.service_fixtures import free_port
 from tests.topologies.helpers import FIELDS, SCHEMA, Record, batches_of_rows, counting_clock, write_batches
-from topologies import SparkRunner, TopologyBuilder
-from topologies.executor import BatchClock, OutputLog, storage
-from topologies.executor.storage import ArrowDir, LocalDir, join, local_path, open_dir, shown
-from topologies.executor.store_check import last_committed_batch
+from topologies import SparkRunner, TopologyBuilder, storage
+from topologies.engine import BatchClock
+from topologies.engine.delivery import HeldOutputs
+from topologies.engine.store_check import last_committed_batch
+from topologies.sinks.output_log import OutputFiles
 from topologies.spouts import FileSpout
+from topologies.storage import ArrowDir, LocalDir, join, local_path, open_dir, shown
 from windowing import Duration
 
 BUCKET = "squall-test"
@@ -268,9 +270,9 @@ def test_pyarrows_filesystem_carries_batch_times_outputs_and_the_store_check(spa
     # The same classes over pyarrow: a replayed batch time is read back, outputs read back in order.
     clock = BatchClock(open_dir(f"file://{tmp_path}/ack/viaarrow/squall/batch-times"), lambda: 1)
     assert clock.time_of(0, None) != 1
-    log = OutputLog(open_dir(f"file://{tmp_path}/o2"))
-    log.write(0, [])
-    assert list(log.records()) == []
+    files = OutputFiles(open_dir(f"file://{tmp_path}/o2"), {})
+    files.write(HeldOutputs(0, [], None))
+    assert list(files.records()) == []
     no_scheme_directories(tmp_path)
 
 

@@ -9,7 +9,7 @@ from state_backends import open_backend
 from tests.service_fixtures import RedisServer
 from tests.topologies.helpers import FIELDS, SCHEMA, Record, batches_of_rows, counting_clock, write_batches
 from topologies import SparkRunner, TopologyBuilder
-from topologies.executor.store_check import check_store_not_behind
+from topologies.engine.store_check import check_store_not_behind
 from topologies.spouts import FileSpout
 from windowing import Count
 

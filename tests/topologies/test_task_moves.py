@@ -1,7 +1,7 @@
 """A task whose every batch runs in a fresh process gives driver mode's outputs: no Spark, the moves forced.
 
-:class:`DistributedExecutor` runs here with its stages run in this process
-(:class:`LocalStages`: the functions Spark's Python workers run, called here) and
+the distributed placement (`batch_loop(..., mode="distributed")`) runs here with its stages run in this process
+(:class:`LocalFrames`: the functions Spark's Python workers run, called here) and
 the workers' warm cache emptied before every task, so each task is rebuilt
 from the state store at every batch, as when it lands on another executor.
 The topology is the equivalence suite's ``mixed`` case: bolts with running
@@ -19,10 +19,11 @@ import pytest
 
 from bolts import BaseBolt, Fields
 from tests.cluster.cases import FIELDS, keyed_rows, mixed, spout
-from tests.topologies.helpers import counting_clock
+from tests.topologies.helpers import counting_clock, loop_of
 from topologies import TopologyBuilder
-from topologies.executor import BatchClock, DistributedExecutor, DriverExecutor, OutputLog, worker
-from topologies.executor.stage_engines import LocalStages
+from topologies.engine import BatchClock, batch_loop
+from topologies.engine.placements import chunks
+from topologies.engine.placements.local_frames import LocalFrames
 
 
 def rows_of(batches):
@@ -32,19 +33,19 @@ def rows_of(batches):
 def run_both(topology, spout_id: str, batches, tmp_path, monkeypatch):
     from state_backends import open_backend
 
-    driver = DriverExecutor(topology, {}, BatchClock(tmp_path / "d", counting_clock()), OutputLog(None))
+    driver = batch_loop(topology, BatchClock(tmp_path / "d", counting_clock()))
     state_url = "memory://"
-    backend = worker._backend(state_url)  # the executors' store: in this process, one shared memory backend
-    distributed = DistributedExecutor(topology, {}, BatchClock(tmp_path / "x", counting_clock()), OutputLog(None),
-                                      open_backend("memory://"), f"moves-{uuid.uuid4().hex[:8]}", None, state_url,
-                                      engine=LocalStages(fresh_tasks=True))
+    backend = chunks.worker_backend(state_url)  # the executors' store: in this process, one shared memory backend
+    distributed = batch_loop(topology, BatchClock(tmp_path / "x", counting_clock()), mode="distributed",
+                             backend=open_backend("memory://"), name=f"moves-{uuid.uuid4().hex[:8]}",
+                             state_url=state_url, frames=LocalFrames(fresh_tasks=True))
     for batch_id, rows in enumerate(batches):
         driver.run(batch_id, {spout_id: rows})
         distributed.run(batch_id, {spout_id: rows})
     driver.flush()
     distributed.flush()
-    assert backend is worker._backend(state_url)
-    return driver.outputs.all(), distributed.outputs.all()
+    assert backend is chunks.worker_backend(state_url)
+    return driver.log.all(), distributed.log.all()
 
 
 def test_tasks_rebuilt_from_the_store_at_every_batch_give_driver_modes_outputs(tmp_path, monkeypatch):
@@ -75,37 +76,32 @@ def test_an_attribute_that_cannot_move_fails_the_first_commit_naming_bolt_and_at
 
 def test_every_task_is_rebuilt_from_the_store_at_every_batch(tmp_path, monkeypatch):
     """The forced moves are real: each stage of each batch builds its tasks anew."""
-    calls = itertools.count()
-    original = worker._build
-
-    def counting_build(*args, **kwargs):
-        next(calls)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(worker, "_build", counting_build)
+    before = chunks.TASKS.builds
     run_both(mixed(tmp_path), "events", rows_of(keyed_rows(3, 4)), tmp_path, monkeypatch)
-    assert next(calls) >= 3 * 15  # every task of every stage, every batch
+    assert chunks.TASKS.builds - before >= 3 * 15  # every task of every stage, every batch
 
 
 def test_a_task_whose_commit_lost_to_another_attempt_continues_from_the_winners_state(tmp_path, monkeypatch):
     """Two attempts of one batch: the one that commits second keeps nothing of its own run."""
     from bolts.instance_fields import FIELD_PREFIX, encode_field
+    from state_backends.base import Namespace
     from tests.cluster.cases import Probe
-    from topologies.executor import TopologyRuntime
 
     b = TopologyBuilder()
     b.set_spout("events", spout(tmp_path))
     b.set_bolt("probe", Probe()).shuffle_grouping("events")
-    runtime = TopologyRuntime(b.create_topology(), {}, 1_000)
-    rows = rows_of(keyed_rows(2, 3))
-    runtime.run_batch(0, {"events": rows[0]}, 1_000)
-    namespace = runtime.tasks["probe"][0].store.namespace
-    commit = namespace.commit
+    loop = loop_of(b.create_topology(), itertools.count(1_000, 1_000), tmp_path / "clock")
+    rows = rows_of(keyed_rows(3, 3))
+    loop.run(0, {"events": rows[0]})
+    commit = Namespace.commit
 
-    def another_attempt_first(batch_id, puts, deletes):
-        commit(batch_id, {**puts, FIELD_PREFIX + b"count": encode_field(100)}, deletes)  # the winner counted 100
-        return commit(batch_id, puts, deletes)  # this attempt's commit is refused: the batch is committed
+    def another_attempt_first(self, batch_id, puts, deletes=()):
+        if self.name.endswith("/probe/0") and batch_id == 1:  # the winner counted 100
+            commit(self, batch_id, {**puts, FIELD_PREFIX + b"count": encode_field(100)}, deletes)
+        return commit(self, batch_id, puts, deletes)  # this attempt's commit is refused: the batch is committed
 
-    monkeypatch.setattr(namespace, "commit", another_attempt_first)
-    runtime.run_batch(1, {"events": rows[1]}, 2_000)
-    assert runtime.tasks["probe"][0].task.bolt.count == 100
+    monkeypatch.setattr(Namespace, "commit", another_attempt_first)
+    loop.run(1, {"events": rows[1]})
+    monkeypatch.undo()
+    loop.run(2, {"events": rows[2]})
+    assert [o.values[3] for o in loop.log.batches[2]] == [101, 102, 103, 104]  # on from the winner's count

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from topologies.topology import Topology
 
 if TYPE_CHECKING:
-    from topologies.executor import Output
+    from topologies.sinks.records import Output
 
 MTIME_BASE = 1_700_000_000
 

@@ -22,7 +22,7 @@ from topologies.topology import Topology
 from windowing import Count, TupleWindow
 
 if TYPE_CHECKING:
-    from topologies.executor import Output
+    from topologies.sinks.records import Output
 
 
 class SlidingWindowSumBolt(BaseWindowedBolt):

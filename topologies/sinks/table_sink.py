@@ -165,7 +165,7 @@ class TableSink:
 
     def _drop_flush_partition(self) -> None:
         """Delete the path's flush partition (through pyarrow's filesystems, as squall's own files)."""
-        from topologies.executor.storage import join, open_dir
+        from topologies.storage import join, open_dir
 
         open_dir(join(str(self.path), f"{BATCH_COLUMN}={FLUSH_PARTITION}")).delete_tree()
 
@@ -184,7 +184,7 @@ class TableSink:
         if self.format != DELTA:
             self._drop_flush_partition()
             return
-        from topologies.executor.storage import open_dir
+        from topologies.storage import open_dir
 
         if open_dir(str(self.path)).child("_delta_log").is_dir():
             spark.sql(f"DELETE FROM delta.`{self.path}` WHERE {where}")

@@ -59,10 +59,13 @@ class Spout(ABC):
         return ()
 
     def split(self, table: pa.Table, component: str) -> dict[str, pa.Table]:
-        """One batch of this spout (the fields, then the side columns) as ``{stream: rows}``, on the driver.
+        """One batch of this spout (the fields, then the side columns) as ``{stream: rows}``.
 
-        Each table has one column per field of its stream, rows in batch order.
-        By default every row is a tuple on :attr:`stream`. ``component`` is the
+        Runs where the batch is cut into the tasks' inputs: where
+        ``foreachBatch`` runs, or in distributed mode in the Spark worker that
+        read the rows (so a spout must pickle: keep plain settings on it). Each
+        table has one column per field of its stream, rows in batch order. By
+        default every row is a tuple on :attr:`stream`. ``component`` is the
         spout's id in the topology, for messages.
         """
         return {self.stream: table}

@@ -16,7 +16,11 @@ class DataFrameSpout(Spout):
     """Wraps a streaming DataFrame; ``fields`` (all its columns by default) become the tuple fields.
 
     The DataFrame must be streaming (``df.isStreaming``) and have every declared
-    field as a column; both are checked here, at construction.
+    field as a column; both are checked here, at construction. The spout works
+    in every placement and under Spark Connect: the query is built from the
+    DataFrame at submit, where it was made, and a copy of the spout sent to
+    another process (Spark's workers, a Connect server's ``foreachBatch``
+    process) leaves the DataFrame behind.
     """
 
     def __init__(
@@ -30,12 +34,22 @@ class DataFrameSpout(Spout):
             )
             raise TypeError(msg)
         super().__init__(df.columns if fields is None else fields, stream)
-        self.df = self._select(df)
+        self.df: DataFrame | None = self._select(df)
         self.supports_available_now = available_now
 
     def dataframe(self, spark: SparkSession) -> DataFrame:
-        """The wrapped DataFrame, reduced to the declared fields."""
+        """The wrapped DataFrame, reduced to the declared fields (``RuntimeError`` in a copy sent elsewhere)."""
+        if self.df is None:
+            msg = (
+                f"DataFrameSpout (fields {self.fields.to_list()}): this copy was sent to another process and left "
+                "its DataFrame behind; build the query where the spout was made (SparkRunner.submit does)"
+            )
+            raise RuntimeError(msg)
         return self.df
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The DataFrame belongs to the session that made it (a classic one's cannot leave the driver at all).
+        return {**self.__dict__, "df": None}
 
 
 def _describe(value: Any) -> str:

@@ -1,0 +1,266 @@
+"""Distributed mode's rows between stages (a *frame*), and the two functions Spark's Python workers run on them.
+
+Between two stages a batch's tuples never reach the driver: they are rows of a
+DataFrame (:data:`SCHEMA`), one row per *chunk*, the tuples one source task
+sends to one target task on one stream (or, from a bolt, in emission order on
+any streams). ``target`` is the receiving bolt (or :data:`OUT`, a terminal
+output, :data:`KEPT`, a terminal output a sink keeps on the executors, or
+:data:`STATUS`, what a task or a spout partition reports to the batch loop) and
+``task`` its task. The order columns ``o1..o4`` give the order
+the driver placement delivers the tuples in: spout rows first (``o1 = 0``), by
+Spark partition, spout and stream; then each upstream bolt's tasks in
+topological order (``o1 = 1 + its position``, ``o2`` the source task). A spout
+chunk's payload is an Arrow IPC stream (columns named as the stream's fields);
+a bolt chunk's is msgpack ``[[stream, values], ...]`` (a :data:`KEPT` chunk's,
+of one stream, ``[values, ...]``).
+
+:func:`route_spout_partition` (``mapInArrow`` over a batch's DataFrame) cuts a
+Spark partition's spout rows into chunks with the subscribers' groupings
+(:func:`~topologies.engine.routing.route_spout_tables`).
+:func:`run_task_group` (in the Spark partition of one task of a bolt, over the
+chunks addressed to it) runs the task on its chunks in order
+(:func:`~topologies.engine.stage.run_stage_task`, as every placement does) and
+writes what it emitted as chunks. Both route from the counters the batch
+started with, so a retried Spark task routes as its first attempt did.
+
+A Python worker keeps the tasks it ran warm between batches (:data:`TASKS`)
+and opens each state store once (:func:`worker_backend`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from bolts.codecs.value_codec import pack_value, register_from_conf, unpack_value
+from bolts.task_input import TaskInput
+from state_backends import StateBackend, open_backend
+from topologies.engine.batch_layout import PARTITION_COLUMN, BatchLayout, partition_runs
+from topologies.engine.routing import SPOUT_TASK, CounterKey, Order, RoutingTable, route_spout_tables
+from topologies.engine.stage import StageSpec, TaskCache, run_stage_task
+from topologies.sinks.typed_outputs import StreamTypes
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+OUT = "__out"
+KEPT = "__kept"
+STATUS = "__status"
+SCHEMA = (
+    "target string, task bigint, source string, source_task bigint, stream string, "
+    "o1 bigint, o2 bigint, o3 bigint, o4 bigint, payload binary"
+)
+COLUMNS = ("target", "task", "source", "source_task", "stream", "o1", "o2", "o3", "o4", "payload")
+
+class Chunks:
+    """Rows of :data:`SCHEMA` being built, column by column."""
+
+    def __init__(self) -> None:
+        self.columns: dict[str, list[Any]] = {name: [] for name in COLUMNS}
+
+    def add(self, target: str, task: int, source: str, source_task: int, stream: str,
+            order: tuple[int, int, int, int], payload: bytes | None) -> None:
+        """Append one row."""
+        for name, value in zip(COLUMNS, (target, task, source, source_task, stream, *order, payload), strict=True):
+            self.columns[name].append(value)
+
+    def table(self) -> pa.Table:
+        """The rows as an Arrow table of :data:`SCHEMA`."""
+        import pyarrow as pa
+
+        return pa.table({name: pa.array(values, _TYPES[name]) for name, values in self.columns.items()})
+
+
+def _arrow_types() -> dict[str, Any]:
+    import pyarrow as pa
+
+    ints = ("task", "source_task", "o1", "o2", "o3", "o4")
+    return {name: pa.int64() if name in ints else pa.binary() if name == "payload" else pa.string()
+            for name in COLUMNS}
+
+
+_TYPES = _arrow_types()
+
+
+def empty() -> pa.Table:
+    """A table of :data:`SCHEMA` with no rows."""
+    return Chunks().table()
+
+
+def rows_table(rows: Iterable[tuple[Any, ...]]) -> pa.Table:
+    """Rows of :data:`SCHEMA` (tuples in its column order) as an Arrow table."""
+    chunks = Chunks()
+    for row in rows:
+        chunks.add(*row[:5], tuple(row[5:9]), row[9])  # type: ignore[arg-type]
+    return chunks.table()
+
+
+def ipc_bytes(table: pa.Table) -> bytes:
+    """``table`` as one Arrow IPC stream."""
+    import pyarrow as pa
+
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def read_ipc(data: bytes) -> pa.Table:
+    """The table :func:`ipc_bytes` made ``data`` from."""
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(data).read_all()
+
+
+class ChunkSink:
+    """A :class:`~topologies.engine.routing.RoutedSink` that writes chunks (one per target task per source task)."""
+
+    def __init__(self, order: Order = (0, 0, 0, 0)) -> None:
+        self.chunks = Chunks()
+        self.order = order  # of a bolt task's emissions: (its position, its task, 0, 0)
+        self.shares: dict[tuple[str, int], list[list[Any]]] = {}
+        self.outputs: list[list[Any]] = []
+        self.kept: dict[str, list[list[Any]]] = {}
+
+    def rows(self, bolt: str, task: int, source: str, source_task: int, stream: str, values: list[Any]) -> None:
+        """Keep one emitted tuple for ``bolt``'s task ``task`` (its chunk is written by :meth:`emitted`)."""
+        self.shares.setdefault((bolt, task), []).append([stream, list(values)])
+
+    def table(self, bolt: str, task: int, source: str, stream: str, rows: pa.Table, order: Order) -> None:
+        """A spout's rows for ``bolt``'s task ``task``: one chunk of Arrow IPC."""
+        self.chunks.add(bolt, task, source, SPOUT_TASK, stream, order, ipc_bytes(rows))
+
+    def output(self, source: str, source_task: int, stream: str, values: list[Any], kept: bool) -> None:
+        """Keep one output (a kept stream's apart)."""
+        if kept:
+            self.kept.setdefault(stream, []).append(list(values))
+        else:
+            self.outputs.append([stream, list(values)])
+
+    def output_table(self, source: str, stream: str, rows: pa.Table, order: Order) -> None:
+        """A spout's rows on a stream nobody subscribes to: one :data:`OUT` chunk."""
+        self.chunks.add(OUT, 0, source, SPOUT_TASK, stream, order, ipc_bytes(rows))
+
+    def emitted(self, component: str, task: int) -> Chunks:
+        """The chunks, with those of what ``component``'s task ``task`` emitted: per target, outputs, kept rows."""
+        for (bolt, target), items in self.shares.items():
+            self.chunks.add(bolt, target, component, task, "", self.order, pack_value(items))
+        if self.outputs:
+            self.chunks.add(OUT, task, component, task, "", self.order, pack_value(self.outputs))
+        for stream, rows in self.kept.items():
+            self.chunks.add(KEPT, task, component, task, stream, self.order, pack_value(rows))
+        return self.chunks
+
+
+def route_spout_partition(
+    layout: BatchLayout, routing: RoutingTable, starts: Mapping[CounterKey, int], batches: Iterator[pa.RecordBatch],
+) -> Iterator[pa.RecordBatch]:
+    """The ``mapInArrow`` function over a batch's spout rows: one Spark partition's rows cut into chunks.
+
+    The partition's number is in :data:`PARTITION_COLUMN` (rows of several
+    partitions, gathered into one, are routed run by run); its rows of each
+    spout stream go to the stream's subscribers with their groupings, and to
+    :data:`OUT` when nobody subscribes. A :data:`STATUS` row reports the rows
+    per ``(spout, stream)``, from which the batch loop moves the shuffle
+    counters. A spout's refusal of bad input (``mode="FAILFAST"``) raises here.
+    """
+    import pyarrow as pa
+
+    parts = [b for b in batches if b.num_rows]
+    if not parts:
+        return
+    sink = ChunkSink()
+    positions = {sid: i for i, sid in enumerate(layout.spouts)}
+    for partition, rows in partition_runs(pa.Table.from_batches(parts)):
+        spouts = layout.decode(rows.drop_columns([PARTITION_COLUMN]))
+        counts = route_spout_tables(routing, partition, spouts, positions, starts, sink)
+        status = pack_value([list(c) for c in counts])
+        sink.chunks.add(STATUS, partition, "", SPOUT_TASK, "", (0, partition, 0, 0), status)
+    yield from sink.chunks.table().to_batches()
+
+
+def task_input(routing: RoutingTable, table: pa.Table) -> TaskInput:
+    """A task's input from its chunks, put in delivery order."""
+    import pyarrow.compute as pc
+
+    ordered = table.take(pc.sort_indices(table, [(c, "ascending") for c in ("o1", "o2", "o3", "o4")]))
+    batch = TaskInput()
+    rows = ordered.select(["source", "source_task", "stream", "o1", "payload"]).to_pylist()
+    for row in rows:
+        source, source_task = row["source"], row["source_task"]
+        if row["o1"] == 0:
+            stream = row["stream"]
+            batch.append_table(source, source_task, stream, routing.streams[source][stream], read_ipc(row["payload"]))
+            continue
+        for stream, values in unpack_value(row["payload"]):
+            batch.append_row(source, source_task, stream, routing.streams[source][stream], values)
+    return batch
+
+
+
+
+def worker_backend(url: str) -> StateBackend:
+    """The state store at ``url``, opened once per worker process."""
+    backend = _BACKENDS.get(url)
+    if backend is None:
+        backend = _BACKENDS[url] = open_backend(url)
+    return backend
+
+
+_BACKENDS: dict[str, StateBackend] = {}
+TASKS = TaskCache(worker_backend)  # this worker process's warm tasks
+
+
+def run_task_group(
+    spec: StageSpec, routing: RoutingTable, starts: Mapping[CounterKey, int], key: tuple[Any, ...], table: pa.Table,
+) -> pa.Table:
+    """One task of a bolt's stage, in its Spark partition: run task ``key[0]`` on its chunks (``table``).
+
+    The task runs as every placement runs one (:func:`~topologies.engine.stage.run_stage_task`:
+    warm or rebuilt from its store, then committed; a batch its store holds
+    already re-sends its committed emissions). Its emissions become chunks for
+    the tasks of the next layers (a shuffle counting on from the counter the
+    batch started with), :data:`OUT` and :data:`KEPT` chunks, and one
+    :data:`STATUS` row carries its :class:`~topologies.engine.figures.TaskStatus`.
+    """
+    task = int(key[0].as_py() if hasattr(key[0], "as_py") else key[0])
+    register_from_conf(spec.conf)  # before the chunks' objects are read
+    order = (routing.position[spec.component], task, 0, 0)
+    sink = ChunkSink(order)
+    status = run_stage_task(spec, task, task_input(routing, table), routing, starts, TASKS, sink)
+    chunks = sink.emitted(spec.component, task)
+    chunks.add(STATUS, task, spec.component, task, "", order, status.pack())
+    return chunks.table()
+
+
+def kept_rows(columns: StreamTypes, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """The ``mapInArrow`` function making a kept stream's typed rows from its :data:`KEPT` chunks' payloads."""
+    for batch in batches:
+        rows = [values for payload in batch.column(0).to_pylist() for values in unpack_value(payload)]
+        if rows:
+            yield from columns.table(rows).to_batches()
+
+
+def outputs_of(rows: pa.Table) -> list[tuple[str, int, str, list[Any]]]:
+    """The terminal outputs among ``rows`` (:data:`OUT` rows), in delivery order: (component, task, stream, values)."""
+    import pyarrow.compute as pc
+
+    out = rows.filter(pc.equal(rows.column("target"), OUT))
+    out = out.take(pc.sort_indices(out, [(c, "ascending") for c in ("o1", "o2", "o3", "o4")]))
+    results: list[tuple[str, int, str, list[Any]]] = []
+    for row in out.select(["source", "source_task", "stream", "o1", "payload"]).to_pylist():
+        if row["o1"] == 0:
+            values_table = read_ipc(row["payload"])
+            columns = [values_table.column(i).to_pylist() for i in range(values_table.num_columns)]
+            source, task, stream = row["source"], row["source_task"], row["stream"]
+            results.extend((source, task, stream, list(v)) for v in zip(*columns, strict=True))
+        else:
+            results.extend((row["source"], row["source_task"], s, list(v)) for s, v in unpack_value(row["payload"]))
+    return results
+
+
+def statuses_of(rows: pa.Table) -> list[bytes]:
+    """The payloads of the :data:`STATUS` rows among ``rows``."""
+    import pyarrow.compute as pc
+
+    return rows.filter(pc.equal(rows.column("target"), STATUS)).column("payload").to_pylist()

@@ -1,0 +1,164 @@
+"""The distributed placement: each layer's tasks run on Spark's executors; the batch loop sees status rows only.
+
+For each batch the spout rows are cut into per-task chunks with the
+topology's groupings where Spark read them
+(:func:`~topologies.engine.placements.chunks.route_spout_partition`), and each
+layer is one Spark job: the chunks addressed to its bolts' tasks, shuffled so
+each task is alone in a partition, where a Python worker runs the task
+(:func:`~topologies.engine.placements.chunks.run_task_group`) and writes what
+it emitted as chunks for the next layers (:mod:`topologies.engine.placements.frames`).
+Tuples between layers never reach the batch loop: it receives each layer's
+terminal outputs and one status row per task, and waits for a layer to end
+before it starts the next, because a bolt's tasks take the lowest watermark of
+the tasks upstream. The spouts' frame is computed by the first layer that
+reads it, which also brings back the spouts' status rows and outputs; a frame
+is persisted only when a later job reads it again.
+
+Every task commits to the store every batch and resumes from it when the
+worker process that runs it does not hold it from the previous batch. A task
+whose store already holds the batch re-sends its committed emissions, so a
+replayed batch gives the outputs of its first run, and so does a Spark task
+retried after an executor or a Python worker died.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+import topologies.engine.placements.chunks as chunks
+from bolts.codecs.value_codec import unpack_value
+from topologies.engine.batch_layout import BatchLayout
+from topologies.engine.figures import TaskStatus
+from topologies.engine.placements.base import LayerResult, SpoutCounts
+from topologies.engine.placements.frames import FrameEngine, LayerStage, SparkFrames
+from topologies.engine.placements.kept_outputs import KeptOutputs
+from topologies.engine.routing import CounterKey, RoutingTable
+from topologies.engine.stage import StageSpec, layers
+from topologies.failures import failure_in
+from topologies.sinks.records import Output, OutputKey
+from topologies.topology import Topology
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from state_backends import StateBackend
+    from topologies.engine.delivery.sink_delivery import SinkDelivery
+
+
+class DistributedStages:
+    """Every task on Spark's executors, one job per layer (see the module docstring).
+
+    ``frames`` makes the frames (default :class:`SparkFrames` on ``spark``, or
+    on the session of the first micro-batch when ``spark`` is None, as in a
+    Spark Connect server's ``foreachBatch`` process).
+    """
+
+    shared_state: ClassVar[bool] = True
+    keeps_on_executors: ClassVar[bool] = True
+
+    def __init__(
+        self, *, topology: Topology, conf: Mapping[str, Any], backend: StateBackend, name: str, state_url: str,
+        spark: SparkSession | None = None, frames: FrameEngine | None = None,
+    ) -> None:
+        self.topology = topology
+        self.layout = BatchLayout(topology)
+        self.routing = RoutingTable.of(topology)
+        self.engine: FrameEngine = frames if frames is not None else SparkFrames(spark)  # type: ignore[arg-type]
+        spouts = set(topology.spouts)
+        self.layers = layers(topology)
+        # How many layers read the spouts' frame (the first computes it), and the bolts a later layer reads.
+        self.spout_readers = sum(any(spouts.intersection(topology.upstream(b)) for b in layer) for layer in self.layers)
+        self.read_later = {up for b in topology.order for up in topology.upstream(b)} - spouts
+        self._frames: dict[str, Any] = {}  # each component's frame of the batch; all spouts share one
+        self._kept: list[Any] = []  # frames persisted for later jobs, released when the batch ends
+        self._driver_rows: list[pa.Table] = []  # the rows each layer brought back, outputs and statuses
+        self._spouts: Any = None
+        self._spouts_counted = False
+        self._seen: set[str] = set()  # the kept streams some task emitted rows of
+
+    def _session(self, spark: SparkSession) -> None:
+        if isinstance(self.engine, SparkFrames) and self.engine.spark is None:
+            self.engine.spark = spark
+
+    def source_of(self, df: DataFrame) -> Any:
+        """The micro-batch with each row's Spark partition: it stays on the executors."""
+        self._session(df.sparkSession)
+        return self.layout.with_partition(df)
+
+    def source_of_table(self, table: pa.Table) -> Any:
+        """The spouts' rows of ``table``, read in one partition (a one-partition DataFrame for Spark's frames)."""
+        if isinstance(self.engine, SparkFrames):
+            return self.engine.spark.createDataFrame(table).coalesce(1)
+        return table
+
+    def begin(self, source: Any | None, starts: Mapping[CounterKey, int]) -> None:
+        """The spouts' frame of ``source``: computed by the first layer that reads it, kept if another reads it too."""
+        self._frames, self._kept, self._driver_rows, self._seen = {}, [], [], set()
+        self._spouts, self._spouts_counted = None, source is None
+        if source is None:
+            return
+        keep = self.spout_readers > 1
+        self._spouts = self.engine.spouts(source, partial(chunks.route_spout_partition, self.layout, self.routing,
+                                                          starts), keep=keep)
+        self._frames.update(dict.fromkeys(self.topology.spouts, self._spouts))
+        self._kept += [self._spouts] if keep else []
+
+    def run_layer(self, stages: Sequence[StageSpec], starts: Mapping[CounterKey, int]) -> LayerResult:
+        """The layer's stages in one Spark job; the spouts' driver rows come back with it if it computed them."""
+        bids = [spec.component for spec in stages]
+        layer = [LayerStage(self._inputs_of(spec.component), spec.component, spec.parallelism,
+                            partial(chunks.run_task_group, spec, self.routing, dict(starts))) for spec in stages]
+        reads_spouts = any(f is self._spouts for st in layer for f in st.frames)
+        forward = self._spouts if reads_spouts and not self._spouts_counted else None
+        keep = any(bid in self.read_later for bid in bids) or any(spec.kept for spec in stages)
+        try:
+            frame, rows = self.engine.layer(layer, forward=forward, keep=keep)
+        except Exception as err:
+            failure = failure_in(err)  # a bolt's error on an executor: raised as the bolt raised it
+            if failure is None:
+                raise
+            raise failure from None
+        self._frames.update(dict.fromkeys(bids, frame))
+        self._kept += [frame] if keep else []
+        result = LayerResult({})
+        if forward is not None:  # the spouts' rows have order o1 = 0, a bolt's its position (from 1)
+            from_spouts = pc.equal(rows.column("o1"), 0)
+            spout_rows, rows = rows.filter(from_spouts), rows.filter(pc.invert(from_spouts))
+            result.spouts = self._count_spouts(spout_rows)
+        self._driver_rows.append(rows)
+        for bid in bids:
+            mine = rows.filter(pc.equal(rows.column("source"), bid))
+            result.statuses[bid] = [TaskStatus.unpack(p) for p in chunks.statuses_of(mine)]
+            self._seen.update(f"{bid}:{stream}" for status in result.statuses[bid] for stream, _ in status.types)
+        return result
+
+    def _inputs_of(self, bolt: str) -> list[Any]:
+        """The frames ``bolt`` reads (its upstream components'), each once."""
+        found = [self._frames.get(up) for up in self.topology.upstream(bolt)]
+        return list({id(f): f for f in found if f is not None}.values())
+
+    def _count_spouts(self, spout_rows: pa.Table) -> SpoutCounts:
+        self._driver_rows.insert(0, spout_rows)  # the spouts' outputs come first
+        self._spouts_counted = True
+        return [(sid, stream, count) for payload in chunks.statuses_of(spout_rows)
+                for sid, stream, count in unpack_value(payload)]
+
+    def end(self, key: OutputKey, delivery: SinkDelivery) -> tuple[KeptOutputs, SpoutCounts]:
+        """The outputs that came back, in driver mode's order, with the streams kept on the executors readable."""
+        counts: SpoutCounts = []
+        if not self._spouts_counted:  # no layer read the spouts' frame: its rows come back on their own
+            counts = self._count_spouts(self.engine.driver_rows(self._spouts))
+        rows = pa.concat_tables([chunks.empty(), *self._driver_rows])
+        outputs = [Output(*o) for o in chunks.outputs_of(rows)]  # by position in the topology: driver mode's order
+        return KeptOutputs(key, outputs, self._frames, self.engine, delivery, self._seen), counts
+
+    def release(self) -> None:
+        """Unpersist the batch's frames."""
+        kept, self._kept = self._kept, []
+        self.engine.release(kept)
+        self._frames, self._driver_rows, self._spouts = {}, [], None

@@ -1,0 +1,399 @@
+"""Where distributed mode's frames are made: on Spark's executors as DataFrame operations, or in this process.
+
+A batch is a sequence of *frames* of routed chunks (:mod:`topologies.engine.placements.chunks`):
+the spouts' frame, then one frame per bolt. An engine makes them and hands the
+driver only the rows addressed to it (terminal outputs and status rows).
+
+:class:`SparkFrames` keeps every frame on the executors as a persisted
+DataFrame of :data:`routed.SCHEMA`, Arrow from the source to the tasks and
+back, with no ``sparkContext``, RDD or JVM gateway, so a classic and a Spark
+Connect session run it alike. The spouts' frame is ``mapInArrow`` over the
+batch's DataFrame. A bolt's frame is the chunks addressed to it in its
+upstream frames plus one *tick* row per task (its task number, every other
+column null: every task runs, an idle one too, so it moves its time), shuffled
+with ``repartition(parallelism, slot)`` where task ``i``'s slot is a number
+Spark's hash partitioning sends to partition ``i`` (:func:`task_slots`), so
+each task is alone in one Spark task; ``mapInArrow`` there groups the
+partition's rows by task, drops the ticks and runs the task.
+
+Bolts that do not read one another run as one *layer* in one job
+(:meth:`SparkFrames.layer`): every ``(bolt, task)`` of the layer takes one slot
+of one shuffle, so a topology of many bolts side by side (one per key
+space, say) costs one job per batch rather than one per bolt; the layer's
+frame holds every bolt's rows, and a reader filters them by target. A chain of
+bolts is a layer per bolt.
+
+One Spark job per layer: a layer's frame is computed by the action that
+collects its driver rows, and the first layer that reads the spouts' frame
+computes it in the same job and *forwards* the spouts' driver rows (their
+outputs and status rows) into its own frame, so they come back with the
+stage's rows instead of in a job of their own. A frame is persisted only when
+another action reads it after that job (a second stage reading the spouts, a
+downstream stage or a sink reading a bolt's frame); the persisted ones are
+unpersisted when the batch ends. If Spark recomputes a lost partition, its
+tasks find the batch committed and re-send what they committed, routed from
+the counters the batch started with, so the rows are the same.
+
+A stage's job runs without adaptive query execution in a classic session
+(:func:`fixed_plan`): its one shuffle is already cut to one partition per task,
+so AQE has nothing to adapt, and on the race's workload (``benchmarks/race.py``)
+a batch took about half as long again with it.
+
+:class:`~topologies.engine.placements.local_frames.LocalFrames` runs the same
+functions in this process over Arrow tables, each task as if in a fresh worker
+process when asked (tests of task moves, benchmarks without a cluster).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache, partial, reduce
+from typing import TYPE_CHECKING, Any, Protocol
+
+import topologies.engine.placements.chunks as routed
+from topologies.failures import TaskFailure
+from topologies.sinks.typed_outputs import StreamTypes, schema_ddl
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import Column, DataFrame, SparkSession
+
+SpoutFn = Callable[[Iterator["pa.RecordBatch"]], Iterator["pa.RecordBatch"]]
+TaskFn = Callable[[tuple[Any, ...], "pa.Table"], "pa.Table"]
+
+
+@dataclass(frozen=True)
+class LayerStage:
+    """One bolt's stage in a layer: the frames it reads, its parallelism and its task function."""
+
+    frames: Sequence[Any]
+    bolt: str
+    parallelism: int
+    fn: TaskFn
+
+
+class FrameEngine(Protocol):
+    """Makes a batch's frames and returns each frame's rows for the driver."""
+
+    def spouts(self, source: Any, fn: SpoutFn, keep: bool = True) -> Any:
+        """The spouts' frame of ``source`` (the batch) by ``fn`` (computed when first used; kept for more readers)."""
+        ...
+
+    def driver_rows(self, frame: Any) -> pa.Table:
+        """The rows of ``frame`` addressed to the driver (terminal outputs and status rows)."""
+        ...
+
+    def stage(self, frames: Sequence[Any], bolt: str, parallelism: int, fn: TaskFn, *,
+              forward: Any = None, keep: bool = True) -> tuple[Any, pa.Table]:
+        """A bolt's frame: ``fn`` per task over the chunks addressed to it in ``frames``; and its driver rows.
+
+        The driver rows of ``forward`` (one of ``frames``) come back with the
+        stage's own; ``keep``: whether the frame is read again after this call.
+        """
+        ...
+
+    def layer(self, stages: Sequence[LayerStage], *, forward: Any = None, keep: bool = True) -> tuple[Any, pa.Table]:
+        """Several bolts' stages (none reading another's frame) as one frame, and its driver rows.
+
+        Each stage's chunks go to its tasks as :meth:`stage` sends them; the
+        frame holds every stage's rows (a reader filters by target).
+        """
+        ...
+
+    def release(self, frames: Sequence[Any]) -> None:
+        """The batch is over: free its frames."""
+        ...
+
+    def kept_rows(self, frame: Any, bolt: str, stream: str, columns: StreamTypes, spark: SparkSession) -> Any:
+        """The typed rows of ``bolt``'s ``stream``'s :data:`routed.KEPT` chunks in ``frame`` (None: no frame)."""
+        ...
+
+    def kept_chunks(self, frame: Any, bolt: str, stream: str) -> pa.Table:
+        """The ``task`` and ``payload`` of ``bolt``'s ``stream``'s :data:`routed.KEPT` chunks, in this process."""
+        ...
+
+
+_SEED = 42  # Spark's Murmur3Hash seed, the one its hash partitioning uses
+
+
+def _mix_k1(k1: int) -> int:
+    k1 = (k1 * 0xCC9E2D51) & 0xFFFFFFFF
+    k1 = ((k1 << 15) | (k1 >> 17)) & 0xFFFFFFFF
+    return (k1 * 0x1B873593) & 0xFFFFFFFF
+
+
+def _mix_h1(h1: int, k1: int) -> int:
+    h1 ^= k1
+    h1 = ((h1 << 13) | (h1 >> 19)) & 0xFFFFFFFF
+    return (h1 * 5 + 0xE6546B64) & 0xFFFFFFFF
+
+
+def spark_hash_long(value: int) -> int:
+    """Spark's ``hash()`` of a ``bigint`` (Murmur3 x86 32-bit, seed 42), as a signed 32-bit int."""
+    h1 = _mix_h1(_mix_h1(_SEED, _mix_k1(value & 0xFFFFFFFF)), _mix_k1((value >> 32) & 0xFFFFFFFF))
+    h1 ^= 8
+    h1 ^= h1 >> 16
+    h1 = (h1 * 0x85EBCA6B) & 0xFFFFFFFF
+    h1 ^= h1 >> 13
+    h1 = (h1 * 0xC2B2AE35) & 0xFFFFFFFF
+    h1 ^= h1 >> 16
+    return h1 - (1 << 32) if h1 & 0x80000000 else h1
+
+
+@lru_cache(maxsize=64)
+def task_slots(parallelism: int) -> tuple[int, ...]:
+    """Per task ``i``, the least ``bigint`` that ``repartition(parallelism, col)`` puts in partition ``i``.
+
+    Spark's hash partitioning sends a row to ``pmod(hash(col), n)``; shuffling
+    on the task number itself could put two tasks in one partition and leave
+    another empty, running them one after the other.
+    """
+    slots: dict[int, int] = {}
+    candidate = 0
+    while len(slots) < parallelism:
+        slots.setdefault(spark_hash_long(candidate) % parallelism, candidate)
+        candidate += 1
+    return tuple(slots[i] for i in range(parallelism))
+
+
+ADAPTIVE = "spark.sql.adaptive.enabled"
+
+
+@contextmanager
+def fixed_plan(session: SparkSession) -> Iterator[None]:
+    """Run the block with adaptive query execution off in ``session``, then set it back as it was.
+
+    Only in a classic session, where a ``foreachBatch`` DataFrame's session is
+    the query's own clone of the user's; under Spark Connect that session is
+    the user's, so it is left alone.
+    """
+    if type(session).__module__.startswith("pyspark.sql.connect"):
+        yield
+        return
+    before = session.conf.get(ADAPTIVE, None)
+    session.conf.set(ADAPTIVE, "false")
+    try:
+        yield
+    finally:
+        if before is None:
+            session.conf.unset(ADAPTIVE)
+        else:
+            session.conf.set(ADAPTIVE, before)
+
+
+def _run_task(fn: TaskFn, bolt: str, task: int, chunks: pa.Table) -> Iterator[pa.RecordBatch]:
+    """Task ``task`` of ``bolt`` on its chunks; a bolt's exception fails the Spark task as a :class:`TaskFailure`."""
+    try:
+        out = fn((task,), chunks)
+    except Exception as exc:  # carried to the driver in Spark's error text, rebuilt there (failures.failure_in)
+        raise TaskFailure.of(exc, bolt, task) from exc
+    yield from out.to_batches()
+
+
+def _run_tasks(fn: TaskFn, bolt: str, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """A bolt's stage in one Spark partition: ``fn`` per task, in task order, over its chunks (ticks dropped).
+
+    A tick row has only its task (``target`` is null); with no upstream frame
+    the rows are ticks alone, without the other columns. Rows addressed to the
+    driver (forwarded from the spouts' frame) pass through first, unchanged.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    parts = [b for b in batches if b.num_rows]
+    if not parts:
+        return
+    rows = pa.Table.from_batches(parts)
+    chunks = None
+    if "target" in rows.column_names:
+        target = rows.column("target")
+        yield from rows.filter(pc.not_equal(target, bolt)).select(routed.COLUMNS).to_batches()  # nulls: dropped
+        chunks = rows.filter(pc.equal(target, bolt)).select(routed.COLUMNS)
+        rows = rows.filter(pc.is_null(target))  # the ticks: one per task
+    for task in sorted(pc.unique(rows.column("task")).to_pylist()):
+        mine = routed.empty() if chunks is None else chunks.filter(pc.equal(chunks.column("task"), task))
+        yield from _run_task(fn, bolt, task, mine)
+
+
+def _run_layer_tasks(fns: Mapping[str, TaskFn], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """A layer's tasks in one Spark partition: each ``(bolt, task)`` whose tick is here runs on its chunks.
+
+    A tick row has no ``target`` and names its bolt in ``source``; a chunk's
+    ``target`` is its bolt. Rows for the driver (forwarded) pass through first.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    parts = [b for b in batches if b.num_rows]
+    if not parts:
+        return
+    rows = pa.Table.from_batches(parts)
+    target = rows.column("target")
+    mine = pc.is_in(target, value_set=pa.array(list(fns), pa.string()))
+    yield from rows.filter(pc.and_(pc.is_valid(target), pc.invert(mine))).select(routed.COLUMNS).to_batches()
+    chunks = rows.filter(mine).select(routed.COLUMNS)
+    ticks = rows.filter(pc.is_null(target))
+    for bolt, task in sorted(set(zip(ticks.column("source").to_pylist(), ticks.column("task").to_pylist(),
+                                     strict=True))):
+        at = pc.and_(pc.equal(chunks.column("target"), bolt), pc.equal(chunks.column("task"), task))
+        yield from _run_task(fns[bolt], bolt, task, chunks.filter(at))
+
+
+def _slot(parallelism: int) -> Column:
+    """Each row's task slot (:func:`task_slots`), the column a stage is shuffled on.
+
+    A forwarded row's ``task`` is no task of the bolt (a spout partition's
+    number): ``pmod`` gives it some slot, where an index out of the array
+    would fail the query under ANSI mode.
+    """
+    from pyspark.sql import functions as F
+
+    slots = ", ".join(f"{s}L" for s in task_slots(parallelism))
+    return F.expr(f"element_at(array({slots}), CAST(pmod(task, {parallelism}) AS INT) + 1)")
+
+
+class SparkFrames:
+    """Frames as persisted DataFrames computed on the executors (see the module docstring).
+
+    ``spark`` (classic or Connect) makes the tick rows when a stage has no
+    upstream frame (the shutdown flush); otherwise the frames' own session does.
+    """
+
+    def __init__(self, spark: SparkSession) -> None:
+        self.spark = spark
+        self._ticks: dict[int, tuple[SparkSession, DataFrame]] = {}  # per parallelism: its session, its tick rows
+
+    def ticks(self, session: SparkSession, parallelism: int) -> DataFrame:
+        """One row per task (its ``task`` only), made by one Spark task; made once per session and parallelism.
+
+        The same plan serves every batch (it reads nothing), which saves its
+        calls to Spark in each.
+        """
+        made = self._ticks.get(parallelism)
+        if made is None or made[0] is not session:
+            frame = session.range(0, parallelism, 1, 1).withColumnRenamed("id", "task")
+            made = self._ticks[parallelism] = (session, frame)
+        return made[1]
+
+    def spouts(self, source: DataFrame, fn: SpoutFn, keep: bool = True) -> DataFrame:
+        """``mapInArrow(fn)`` over ``source`` (which has :data:`PARTITION_COLUMN`), persisted if ``keep``.
+
+        Nothing runs yet: the first stage that reads the frame computes it (and
+        caches it when ``keep``), so the spouts cost no job of their own.
+        """
+        frame = source.mapInArrow(fn, routed.SCHEMA)
+        return frame.persist() if keep else frame
+
+    def stage(self, frames: Sequence[DataFrame], bolt: str, parallelism: int, fn: TaskFn, *,
+              forward: DataFrame | None = None, keep: bool = True) -> tuple[DataFrame, pa.Table]:
+        """The bolt's chunks and ticks shuffled so task ``i`` is alone in partition ``i``, run there, in one job.
+
+        ``forward``'s driver rows ride along in the frame and come back with
+        the stage's; the frame is persisted if ``keep``.
+        """
+        from pyspark.sql import functions as F
+
+        session = frames[0].sparkSession if frames else self.spark
+        inputs = self.ticks(session, parallelism)
+        if frames:
+            target = F.col("target")
+            chunks = reduce(lambda a, b: a.unionByName(b), (
+                f.filter((target == bolt) | target.isin(routed.OUT, routed.STATUS) if f is forward else target == bolt)
+                for f in frames))
+            inputs = chunks.unionByName(inputs, allowMissingColumns=True)
+        placed = inputs.repartition(parallelism, _slot(parallelism))
+        out = placed.mapInArrow(partial(_run_tasks, fn, bolt), routed.SCHEMA)
+        with fixed_plan(session):  # persist() plans the frame at once, the collect when it runs
+            if keep:
+                out = out.persist()
+            # A frame nobody reads again holds driver rows only: nothing to filter out.
+            return out, self.driver_rows(out, mixed=keep)
+
+    def layer(self, stages: Sequence[LayerStage], *, forward: DataFrame | None = None,
+              keep: bool = True) -> tuple[DataFrame, pa.Table]:
+        """Several bolts' stages in one job: every ``(bolt, task)`` alone in one partition of one shuffle.
+
+        Task ``t`` of the ``i``-th stage takes slot number ``offset_i + t``
+        (:func:`task_slots` over all the layer's tasks); its ticks name the bolt
+        in ``source``. One stage is :meth:`stage`.
+        """
+        from pyspark.sql import functions as F
+
+        if len(stages) == 1:
+            one = stages[0]
+            return self.stage(one.frames, one.bolt, one.parallelism, one.fn, forward=forward, keep=keep)
+        frames = {id(f): f for st in stages for f in st.frames}
+        session = next(iter(frames.values())).sparkSession if frames else self.spark
+        offsets, total, names, tasks = {}, 0, [], []
+        for st in stages:
+            offsets[st.bolt] = total
+            total += st.parallelism
+            names += [st.bolt] * st.parallelism
+            tasks += list(range(st.parallelism))
+        given = {
+            "source": F.element_at(F.array(*(F.lit(n) for n in names)), F.col("id").cast("int") + 1),
+            "task": F.element_at(F.array(*(F.lit(t) for t in tasks)), F.col("id").cast("int") + 1).cast("bigint"),
+        }
+        types = dict(column.split(" ") for column in routed.SCHEMA.split(", "))
+        ticks = session.range(0, total, 1, 1).select(*(  # every column of a frame, the others null
+            given.get(c, F.lit(None).cast(types[c])).alias(c) for c in routed.COLUMNS))
+        target = F.col("target")
+        inputs = ticks
+        for frame in frames.values():
+            readers = [st.bolt for st in stages if any(f is frame for f in st.frames)]
+            wanted = target.isin(*readers)
+            if frame is forward:
+                wanted = wanted | target.isin(routed.OUT, routed.STATUS)
+            inputs = frame.filter(wanted).unionByName(inputs, allowMissingColumns=True)
+        bolt = F.coalesce(target, F.col("source"))
+        first = F.create_map(*(F.lit(x) for b, o in offsets.items() for x in (b, o)))
+        width = F.create_map(*(F.lit(x) for st in stages for x in (st.bolt, st.parallelism)))
+        # Rows for the driver (forwarded) belong to no stage: any slot takes them.
+        index = F.when(bolt.isin(*offsets), F.element_at(first, bolt)
+                       + F.pmod(F.col("task"), F.element_at(width, bolt))).otherwise(F.lit(0))
+        slots = F.array(*(F.lit(s).cast("bigint") for s in task_slots(total)))  # longs: task_slots hashes longs
+        placed = inputs.repartition(total, F.element_at(slots, index.cast("int") + 1))
+        out = placed.mapInArrow(partial(_run_layer_tasks, {st.bolt: st.fn for st in stages}), routed.SCHEMA)
+        with fixed_plan(session):
+            if keep:
+                out = out.persist()
+            return out, self.driver_rows(out, mixed=keep)
+
+    def driver_rows(self, frame: DataFrame, mixed: bool = True) -> pa.Table:
+        """The frame's rows addressed to the driver (one job; none to compute when the frame is cached).
+
+        ``mixed``: whether ``frame`` may hold rows for others (else every row
+        is the driver's, and none is filtered out).
+        """
+        from pyspark.sql import functions as F
+
+        if mixed:
+            frame = frame.filter(F.col("target").isin(routed.OUT, routed.STATUS))
+        return frame.toArrow().cast(routed.empty().schema)
+
+    def release(self, frames: Sequence[DataFrame]) -> None:
+        """Unpersist the batch's frames."""
+        for frame in frames:
+            frame.unpersist()
+
+    def kept_rows(self, frame: DataFrame | None, bolt: str, stream: str, columns: StreamTypes,
+                  spark: SparkSession) -> DataFrame:
+        """``mapInArrow`` over the kept chunks, on the executors: typed rows that never come to this process."""
+        ddl = schema_ddl((f.name, f.type) for f in columns.schema())
+        if frame is None:
+            return spark.createDataFrame([], ddl)
+        chunks = frame.filter(_kept(bolt, stream)).select("payload")
+        return chunks.mapInArrow(partial(routed.kept_rows, columns), ddl)
+
+    def kept_chunks(self, frame: DataFrame, bolt: str, stream: str) -> pa.Table:
+        """The kept chunks of ``bolt``'s ``stream``, collected."""
+        return frame.filter(_kept(bolt, stream)).select("task", "payload").toArrow()
+
+
+def _kept(bolt: str, stream: str) -> Column:
+    """The rows of ``bolt``'s :data:`routed.KEPT` chunks of ``stream``."""
+    from pyspark.sql import functions as F
+
+    return (F.col("target") == routed.KEPT) & (F.col("stream") == stream) & (F.col("source") == bolt)

@@ -1,0 +1,187 @@
+"""One bolt's stage of a batch: what each of its tasks is told, and the step every placement runs per task.
+
+The batch loop walks the topology in *layers* (:func:`layers`: bolts that do
+not read one another) and, for each bolt of a layer, makes a
+:class:`StageSpec`. A placement runs each task of the stage with
+:func:`run_stage_task`, wherever it runs it: take the task from a
+:class:`TaskCache` (warm, or rebuilt from its store), run it on its input,
+commit it, route its emissions (:func:`~topologies.engine.routing.route_emissions`)
+and answer with a :class:`~topologies.engine.figures.TaskStatus`.
+
+The warm cache keeps the tasks a process ran, with the batch id of each one's
+last commit. A cached task is used again only when that id equals its store's
+committed batch id (and the submission is the same); otherwise another process
+ran it since, a commit failed, or Spark runs the batch again after a failure,
+and the task is rebuilt from the store. A task is taken out of the cache while
+it runs, so a failure never leaves a half-run task behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bolts import BaseBolt, TaskOptions
+from bolts.task_input import TaskInput
+from state_backends import StateBackend
+from topologies.engine.figures import TaskStatus
+from topologies.engine.routing import CounterKey, RoutedSink, RoutingTable, TaskRoutes, route_emissions
+from topologies.engine.stored_task import BuiltTask, build_task, close_task, run_stored
+from topologies.engine.task_store import TaskStore, namespace_name
+from topologies.sinks.typed_outputs import StreamTypes
+from topologies.topology import Topology
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    """One bolt's stage of one batch, as each of its tasks is told it; it travels to Spark's workers.
+
+    ``batch_id`` and ``now_ms`` are None when the stage closes the tasks (the
+    shutdown flush). ``watermark``: the lowest watermark of the bolts it reads;
+    ``event_times``: the bolt's largest event times as the batch starts;
+    ``after_flush``: the shutdown flush ran after the batch before
+    (:meth:`BoltTask.resume_after_flush`); ``kept``: the bolt's streams a sink
+    keeps on the executors, with their types.
+    """
+
+    topology: str
+    generation: str
+    component: str
+    bolt: BaseBolt
+    parallelism: int
+    inputs: tuple[tuple[str, str], ...]
+    conf: dict[str, Any]
+    state_url: str
+    batch_id: int | None
+    now_ms: int | None
+    watermark: int | None
+    event_times: Mapping[tuple[str, str], int] = field(default_factory=dict)
+    after_flush: bool = False
+    kept: Mapping[str, StreamTypes] = field(default_factory=dict)
+
+    @property
+    def closing(self) -> bool:
+        """Whether the stage closes its tasks (the shutdown flush) rather than runs a batch."""
+        return self.batch_id is None
+
+
+def layers(topology: Topology) -> list[list[str]]:
+    """The bolts by depth: a bolt reading only spouts is in layer 0, else one below the deepest bolt it reads.
+
+    A layer's bolts read only spouts and earlier layers' bolts, each layer in
+    topological order.
+    """
+    depth: dict[str, int] = {}
+    for bid in topology.order:
+        depth[bid] = 1 + max((depth[u] for u in topology.upstream(bid) if u in depth), default=-1)
+    return [[b for b in topology.order if depth[b] == d] for d in range(1 + max(depth.values(), default=-1))]
+
+
+class FiredCounter:
+    """A task's window observer: counts activations."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, window: Any) -> None:
+        """Count one activation."""
+        self.count += 1
+
+
+@dataclass
+class _Warm:
+    generation: str
+    built: BuiltTask
+    store: TaskStore
+    fired: FiredCounter
+    committed: int | None
+
+
+@dataclass
+class TaskResult:
+    """What one task did in one stage: its emissions in order, watermark and figures."""
+
+    emissions: list[Any]
+    watermark: int | None
+    fired: int
+    late: int
+    state_bytes: int
+    event_times: Mapping[tuple[str, str], int] | None
+
+
+class TaskCache:
+    """The tasks a process keeps warm between batches (see the module docstring); ``backend`` opens a state URL."""
+
+    def __init__(self, backend: Callable[[str], StateBackend]) -> None:
+        self.backend = backend
+        self.tasks: dict[tuple[str, str, str, int], _Warm] = {}
+        self.builds = 0  # tasks built from the store (a first batch, a move, a replay)
+
+    def run(self, spec: StageSpec, index: int, batch: TaskInput, routing: RoutingTable,
+            starts: Mapping[CounterKey, int]) -> TaskResult:
+        """Run (or close) task ``index`` of the stage on ``batch``, warm or rebuilt from its store."""
+        key = (spec.state_url, spec.topology, spec.component, index)
+        warm = self.tasks.pop(key, None)
+        store = TaskStore(self.backend(spec.state_url).namespace(namespace_name(spec.topology, spec.component, index)))
+        if warm is None or warm.generation != spec.generation or warm.committed != store.committed_batch_id():
+            warm = self._build(spec, index, store, routing)
+        task = warm.built.task
+        if isinstance(task.routes, TaskRoutes):
+            task.routes.begin(starts)
+        warm.fired.count, late_before, bytes_before = 0, task.late_tuples, warm.store.bytes_written
+
+        def figures() -> tuple[int, int]:
+            return warm.fired.count, max(0, task.late_tuples - late_before)
+
+        if spec.batch_id is None:
+            emissions, done = close_task(warm.built, batch, spec.watermark, spec.event_times), figures()
+        else:
+            emissions, current, done = run_stored(warm.built, warm.store, spec.batch_id, batch, spec.now_ms,
+                                                  spec.watermark, spec.event_times, spec.after_flush, figures)
+            if current:  # a task whose attempt lost to another's commit is rebuilt from the store next time
+                warm.committed = spec.batch_id
+                self.tasks[key] = warm
+        written = warm.store.bytes_written - bytes_before
+        return TaskResult(emissions, task.watermark, *done, written, task.event_time_maxima())
+
+    def _build(self, spec: StageSpec, index: int, store: TaskStore, routing: RoutingTable) -> _Warm:
+        self.builds += 1
+        fired = FiredCounter()
+        options = TaskOptions(spec.component, spec.inputs, index, spec.parallelism, spec.now_ms or 0, store, fired,
+                              watermark_at_batch_end=True)
+        built = build_task(spec.bolt, options, spec.conf, layout=routing.layout,
+                           routes=TaskRoutes(routing, spec.component, index))
+        return _Warm(spec.generation, built, store, fired, store.committed_batch_id())
+
+
+def run_stage_task(spec: StageSpec, index: int, batch: TaskInput, routing: RoutingTable,
+                   starts: Mapping[CounterKey, int], tasks: TaskCache, sink: RoutedSink) -> TaskStatus:
+    """Task ``index`` of the stage on its input: run it (:meth:`TaskCache.run`), route what it emitted, report.
+
+    The status carries the counters its emissions moved and, for each stream a
+    sink keeps on the executors, the types its values showed.
+    """
+    result = tasks.run(spec, index, batch, routing, starts)
+    moved = route_emissions(routing, spec.component, index, result.emissions, starts, sink, spec.kept)
+    types = []
+    if spec.kept:
+        for stream, columns in spec.kept.items():
+            rows = [list(e[1]) for e in result.emissions if e[0] == stream]
+            if rows:
+                types.append((stream, shown_types(columns, rows)))
+    times = None if result.event_times is None else tuple((c, s, ts) for (c, s), ts in result.event_times.items())
+    return TaskStatus(index, result.watermark, result.fired, result.late, result.state_bytes, len(batch),
+                      len(result.emissions), tuple((s, b, n) for (_, _, s, b), n in moved.items()), tuple(types),
+                      times)
+
+
+def shown_types(columns: StreamTypes, rows: list[list[Any]]) -> str:
+    """The types ``rows`` show (DDL of the inferred fields), checked against ``columns`` (TypeError on a misfit)."""
+    from copy import deepcopy
+
+    from topologies.sinks.typed_outputs import schema_ddl
+
+    seen = deepcopy(columns)
+    seen.observe(rows)
+    return schema_ddl((f, t) for f, t in seen.pinned.items())
