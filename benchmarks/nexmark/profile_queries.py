@@ -1,0 +1,111 @@
+"""Where squall's driver mode spends its time on a Nexmark query: the topology's batches under cProfile, no Spark job.
+
+Reads the query's event files with pyarrow, cuts them into the micro-batches
+Spark would make (``--files-per-batch`` files each), applies each spout's view
+(its kind's rows, its fields) in Arrow, and runs them through the topology's
+``BatchLoop`` in this process, then its shutdown flush, as
+``benchmarks/profile_driver.py`` does for the race: the profile shows squall's
+own cost, without Spark's. A SparkSession is started only to build the
+topology's ``DataFrameSpout``s (no query runs). Prints the wall time and the
+top functions by cumulative and by own time, each with its share of the run.
+
+Run: ``python -m benchmarks.nexmark.profile_queries q7 [q11 ...] [--events N] [--disorder MS] [--top 20]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import tempfile
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from benchmarks.nexmark.generator import NexmarkConfig, write_events
+from benchmarks.nexmark.queries import QUERIES
+from benchmarks.nexmark.query import NexmarkView
+from benchmarks.nexmark.run import NEXMARK_LAG_MS
+from benchmarks.nexmark.views import KINDS, Workload
+from topologies.engine import BatchClock, BatchLayout, batch_loop
+
+WRAPPERS = 0.9  # a function with more of the run than this, by cumulative time, is one of the loop's frames
+
+
+def view_table(events: pa.Table, spout: NexmarkView) -> pa.Table:
+    """``spout``'s view of ``events`` in Arrow: its kind's rows, its fields (timestamps in µs, as Spark gives them)."""
+    rows = events.filter(pc.equal(events["event_type"], KINDS[spout.kind]))
+    columns = {}
+    for field in spout.view_fields:
+        name, _, alias = field.partition(" AS ")
+        column = rows["date_time"] if name == "date_time" else pc.struct_field(rows[spout.kind], name)
+        if pa.types.is_timestamp(column.type):
+            column = column.cast(pa.timestamp("us", tz="UTC"))
+        columns[alias or name] = column
+    return pa.table(columns)
+
+
+def batches(topology, workload: Workload) -> list[pa.Table]:
+    """The topology's input as Spark's micro-batches would bring it, encoded as the batch loop reads it."""
+    layout = BatchLayout(topology)
+    files = sorted(workload.data.glob("part-*.parquet"))
+    out = []
+    for first in range(0, len(files), workload.files_per_batch):
+        events = pa.concat_tables(pq.read_table(f) for f in files[first : first + workload.files_per_batch])
+        out.append(layout.encode({sid: view_table(events, s.spout) for sid, s in topology.spouts.items()}))
+    return out
+
+
+def profile(name: str, workload: Workload, top: int) -> None:
+    """Profile query ``name`` and print its figures."""
+    topology = QUERIES[name].topology(workload)
+    inputs = batches(topology, workload)
+    step = iter(range(1_000, 10**12, 1_000))
+    loop = batch_loop(topology, BatchClock(Path(tempfile.mkdtemp(prefix="nexmark-profile-")), lambda: next(step)))
+    profiler = cProfile.Profile()
+    start = time.perf_counter()
+    profiler.enable()
+    for batch_id, batch in enumerate(inputs):
+        loop.run(batch_id, batch)
+    loop.flush()
+    profiler.disable()
+    seconds = time.perf_counter() - start
+    rows = sum(b.num_rows for b in inputs)
+    print(f"\n{name}: {rows:,} spout rows in {len(inputs)} batches, {seconds:.2f} s under cProfile, "
+          f"{len(loop.log.all()):,} outputs")
+    for order, index in (("cumulative", 3), ("own time", 2)):
+        print(f"-- top {top} by {order} (share of the {seconds:.2f} s; by cumulative, the batch loop's frames "
+              f"over {WRAPPERS:.0%} left out)")
+        ranked = top_functions(profiler, index, top + 40)
+        shown = [(w, f) for w, f in ranked if index == 2 or f[index] <= WRAPPERS * seconds][:top]
+        for where, figures in shown:
+            print(f"{100 * figures[index] / seconds:5.1f}%  {figures[index]:7.2f} s  {figures[1]:>9,} calls  {where}")
+
+
+def top_functions(profiler: cProfile.Profile, index: int, top: int) -> list[tuple[str, tuple]]:
+    """The ``top`` functions by pstats' figure ``index`` (2: own time, 3: cumulative), named ``file:line(function)``."""
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    ranked = sorted(stats.items(), key=lambda item: item[1][index], reverse=True)[:top]
+    return [(f"{Path(file).name}:{line}({function})", figures) for (file, line, function), figures in ranked]
+
+
+def main() -> None:
+    """Profile the queries named on the command line."""
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("queries", nargs="+", choices=list(QUERIES))
+    p.add_argument("--events", type=int, default=200_000)
+    p.add_argument("--disorder", type=int, default=0)
+    p.add_argument("--top", type=int, default=20)
+    p.add_argument("--data-dir", type=Path, default=Path(tempfile.gettempdir()) / "squall-nexmark")
+    args = p.parse_args()
+    data = write_events(NexmarkConfig(events=args.events, disorder_ms=args.disorder), args.data_dir)
+    workload = Workload(data, lag_ms=max(NEXMARK_LAG_MS, args.disorder))
+    for name in args.queries:
+        profile(name, workload, args.top)
+
+
+if __name__ == "__main__":
+    main()
