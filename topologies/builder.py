@@ -133,16 +133,22 @@ class TopologyBuilder:
         self._spouts[id] = SpoutSpec(spout, _parallelism("set_spout", parallelism))
 
     def set_bolt(
-        self, id: str, bolt: BaseBolt | Callable[..., Any], parallelism: int = 1, *fields: str
+        self, id: str, bolt: BaseBolt | Callable[..., Any], parallelism: int | str = 1, *fields: str
     ) -> BoltDeclarer:
         """Add bolt ``id`` with ``parallelism`` tasks; subscribe it with the returned declarer's groupings.
 
         As in Storm 2, ``bolt`` may be a function: ``fn(tuple, collector)`` (a
         basic bolt emitting ``fields`` on the default stream) or ``fn(tuple)``
-        (a bolt with no output).
+        (a bolt with no output). Both of Storm's overloads work:
+        ``set_bolt(id, fn, parallelism, "field", ...)`` and, with the
+        parallelism left out (one task), ``set_bolt(id, fn, "field", ...)``: a
+        str where the parallelism goes is the first output field.
         """
         self._check_id("set_bolt", id)
-        if callable(bolt) and not isinstance(bolt, BaseBolt | type):
+        function = callable(bolt) and not isinstance(bolt, BaseBolt | type)
+        if function and isinstance(parallelism, str):  # Storm's setBolt(id, biConsumer, String... fields)
+            parallelism, fields = 1, (parallelism, *fields)
+        if function:
             bolt = lambda_bolt("set_bolt", id, bolt, fields)
         elif fields:
             msg = f"set_bolt: output fields {list(fields)} are for a function bolt; bolt {id!r} declares its own"
