@@ -49,6 +49,7 @@ HOME = {
     "KafkaSink": "topologies.sinks",
     "TableSink": "topologies.sinks",
     "KafkaSpout": "topologies.spouts",
+    "LambdaSpout": "topologies.spouts",
     "MalformedRecordError": "topologies.spouts",
     "Output": "topologies",
     "Progress": "topologies",

@@ -26,6 +26,7 @@ from topologies.groupings import (
     Subscription,
 )
 from topologies.spouts.base import Spout
+from topologies.spouts.lambda_spout import LambdaSpout
 from topologies.topology import (
     BoltSpec,
     SpoutSpec,
@@ -124,11 +125,23 @@ class TopologyBuilder:
         self._spouts: dict[str, SpoutSpec] = {}
         self._bolts: dict[str, tuple[BaseBolt, int, BoltDeclarer]] = {}
 
-    def set_spout(self, id: str, spout: Spout, parallelism: int = 1) -> None:
-        """Add spout ``id``; its tuples carry the fields the spout declares."""
+    def set_spout(self, id: str, spout: Spout | Callable[[], Any], parallelism: int = 1) -> None:
+        """Add spout ``id``; its tuples carry the fields the spout declares.
+
+        As in Storm 2, ``spout`` may be a supplier, a function taking no
+        arguments: each call's value is one tuple in the field ``lambda``
+        (a :class:`~topologies.spouts.lambda_spout.LambdaSpout` with its
+        defaults; build one yourself for a rate, a count or a value type).
+        ``TypeError`` naming ``set_spout`` for anything else, or for a function
+        that takes arguments or cannot be pickled.
+        """
         self._check_id("set_spout", id)
+        if callable(spout) and not isinstance(spout, Spout):
+            spout = LambdaSpout(spout, method="set_spout")
         if not isinstance(spout, Spout):
-            msg = f"set_spout: `spout` must be a Spout (FileSpout, RateSpout, DataFrameSpout); got {spout!r} instead"
+            msg = (f"set_spout: `spout` must be a Spout (FileSpout, RateSpout, KafkaSpout, DataFrameSpout, "
+                   f"LambdaSpout) or a function taking no arguments (Storm's lambda spout); got {spout!r:.120} "
+                   f"({type(spout).__name__}) instead")
             raise TypeError(msg)
         self._spouts[id] = SpoutSpec(spout, _parallelism("set_spout", parallelism))
 
