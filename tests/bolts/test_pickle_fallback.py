@@ -18,6 +18,7 @@ from bolts.codecs.pickle_fallback import FALL_BACK_KEY, PICKLE_EXT, fall_back_en
 from bolts.codecs.value_codec import OBJECT_EXT, pack_value, register_class, register_from_conf, unpack_value
 from bolts.instance_fields import InstanceFields, decode_field, encode_field
 from squall import BaseRichBolt, BaseStatefulBolt, Config, Fields
+from tests.porting.java_serialization import ext_codes
 from topologies.testing import BoltHarness
 
 ON = {FALL_BACK_KEY: True}
@@ -62,18 +63,6 @@ class Exploit:
 
     def __reduce__(self):
         return RAN.append, ("ran",)
-
-
-def ext_codes(data: bytes) -> list[int]:
-    """The msgpack extension codes in ``data``, outermost first."""
-    found = []
-
-    def hook(code, body):
-        found.append(code)
-        return None
-
-    msgpack.unpackb(data, ext_hook=hook, raw=False, strict_map_key=False)
-    return found
 
 
 def test_without_the_key_an_unregistered_object_is_refused_naming_the_key_as_the_other_way_out():

@@ -11,10 +11,13 @@
 # - run() registers the Serializable tools with conf.register_serialization: Rankings and RankableObjectWithFields
 #   travel between tasks inside tuples, and the bolts keep their counts and rankings in SlidingWindowCounter,
 #   SlotBasedCounter and Rankings objects, which must travel with a task that moves to another process (in squall's
-#   distributed mode a task's next batch may run anywhere, rebuilt from the state store).
+#   distributed mode a task's next batch may run anywhere, rebuilt from the state store). Unless the conf sets
+#   topology.fall.back.on.java.serialization (as `-conf java-serialization.yaml` would): then the classes stay
+#   unregistered and travel by pickle, as Storm falls back on Java serialization for them.
 # - ConfigurableTopology is tests/porting/configurable_topology.py, whose submit() runs the topology on Spark (a
 #   bounded run) instead of StormSubmitter; main takes the Spark session, a working directory and the run's clock
-#   (the tick tuples follow it) besides `args`, and returns the run's handle. The Java constructor is private, as
+#   (the tick tuples follow it), and the placement and state store (Storm's cluster settings), besides `args`, and
+#   returns the run's handle. The Java constructor is private, as
 #   main alone makes the topology: here it is the base class's.
 """storm-starter's ``RollingTopWords``: the top 5 words over a 9 s sliding window, ranked in two stages."""
 
@@ -26,7 +29,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from squall import Fields, TopologyBuilder, TopologyHandle
+from squall import Config, Fields, TopologyBuilder, TopologyHandle
 from tests.porting.bolt import IntermediateRankingsBolt, RollingCountBolt, TotalRankingsBolt
 from tests.porting.configurable_topology import ConfigurableTopology
 from tests.porting.spout import TestWordSpout
@@ -44,9 +47,10 @@ class RollingTopWords(ConfigurableTopology):
     TOP_N = 5
 
     @staticmethod
-    def main(spark: SparkSession, work_dir: Path, clock: Callable[[], int], args: Sequence[str] = ()) -> TopologyHandle:
+    def main(spark: SparkSession, work_dir: Path, clock: Callable[[], int], args: Sequence[str] = (), *,
+             mode: str = "driver", state: str | None = None) -> TopologyHandle:
         """Start the topology; returns its handle (await it, then read its outputs)."""
-        topology = RollingTopWords(spark, work_dir, clock)
+        topology = RollingTopWords(spark, work_dir, clock, mode=mode, state=state)
         ConfigurableTopology.start(topology, args)
         if topology.handle is None:
             msg = "the topology was not submitted (see the log)"
@@ -70,6 +74,13 @@ class RollingTopWords(ConfigurableTopology):
         builder.set_bolt(total_ranker_id, TotalRankingsBolt(self.TOP_N)).global_grouping(intermediate_ranker_id)
         self.LOG.info("Topology name: %s", topology_name)
 
-        for serializable in (Rankings, RankableObjectWithFields, SlidingWindowCounter, SlotBasedCounter):
-            self.conf.register_serialization(serializable)
+        register_tools(self.conf)
         return self.submit(topology_name, self.conf, builder)
+
+
+def register_tools(conf: Config) -> None:
+    """Register the Serializable tools, unless ``conf`` falls back on Java serialization (pickle) for them."""
+    if conf.get(Config.TOPOLOGY_FALL_BACK_ON_JAVA_SERIALIZATION):
+        return
+    for serializable in (Rankings, RankableObjectWithFields, SlidingWindowCounter, SlotBasedCounter):
+        conf.register_serialization(serializable)
