@@ -6,7 +6,8 @@
 # - submit() runs the topology on Spark instead of StormSubmitter.submitTopology: a SparkRunner over the Spark session,
 #   working directory (the checkpoint goes under it), clock, placement and state the topology was made with (in
 #   Storm the cluster's storm.yaml says where a topology runs), as a bounded run (available_now) over what the spouts'
-#   files hold. It keeps the run's handle in `handle` (Storm's returns nothing but the exit code).
+#   files hold; a topology with an endless spout (a lambda spout) runs until the caller stops it, as Storm's
+#   LocalCluster runs until killed. It keeps the run's handle in `handle` (Storm's returns nothing but the exit code).
 # - parse() keeps Storm's `-conf <file>` argument, read as YAML into `conf` as Storm's loadConf does.
 """Storm's ``ConfigurableTopology``: a topology class with a ``conf`` that ``run(args)`` builds and submits."""
 
@@ -47,6 +48,15 @@ class ConfigurableTopology(ABC):
         topology.run(remaining_args)
 
     @staticmethod
+    def started(topology: ConfigurableTopology, args: Sequence[str]) -> TopologyHandle:
+        """:meth:`start`, then the run's handle: what each port's ``main`` returns (``RuntimeError`` when none)."""
+        ConfigurableTopology.start(topology, args)
+        if topology.handle is None:
+            msg = "the topology was not submitted (see the log)"
+            raise RuntimeError(msg)
+        return topology.handle
+
+    @staticmethod
     def load_conf(resource: str, conf: Config) -> Config:
         """Add the YAML file ``resource`` to ``conf`` (its ``config`` map alone when that is its only key)."""
         import yaml
@@ -75,7 +85,9 @@ class ConfigurableTopology(ABC):
         try:
             runner = SparkRunner(self.spark, self.mode, self.state, conf=conf, clock=self.clock,
                                  checkpoint_location=self.work_dir / "checkpoint")
-            self.handle = runner.submit(name, builder.create_topology(), available_now=True)
+            topology = builder.create_topology()
+            bounded = all(spec.spout.supports_available_now for spec in topology.spouts.values())
+            self.handle = runner.submit(name, topology, available_now=bounded)
         except Exception:
             LOG.exception("Failed to submit topology %s", name)
             return -1

@@ -36,12 +36,7 @@ class ExclamationTopology(ConfigurableTopology):
     @staticmethod
     def main(spark: SparkSession, work_dir: Path, clock: Callable[[], int], args: Sequence[str] = ()) -> TopologyHandle:
         """Start the topology; returns its handle (await it, then read its outputs)."""
-        topology = ExclamationTopology(spark, work_dir, clock)
-        ConfigurableTopology.start(topology, args)
-        if topology.handle is None:
-            msg = "the topology was not submitted (see the log)"
-            raise RuntimeError(msg)
-        return topology.handle
+        return ConfigurableTopology.started(ExclamationTopology(spark, work_dir, clock), args)
 
     def run(self, args: Sequence[str]) -> int:
         """Build the topology and submit it."""

@@ -38,12 +38,7 @@ class SkewedRollingTopWords(ConfigurableTopology):
     def main(spark: SparkSession, work_dir: Path, clock: Callable[[], int], args: Sequence[str] = (), *,
              mode: str = "driver", state: str | None = None) -> TopologyHandle:
         """Start the topology; returns its handle (await it, then read its outputs)."""
-        topology = SkewedRollingTopWords(spark, work_dir, clock, mode=mode, state=state)
-        ConfigurableTopology.start(topology, args)
-        if topology.handle is None:
-            msg = "the topology was not submitted (see the log)"
-            raise RuntimeError(msg)
-        return topology.handle
+        return ConfigurableTopology.started(SkewedRollingTopWords(spark, work_dir, clock, mode=mode, state=state), args)
 
     def run(self, args: Sequence[str]) -> int:
         """Submits (runs) the topology, under the name ``args[0]`` (default ``slidingWindowCounts``)."""
