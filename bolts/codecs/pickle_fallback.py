@@ -52,18 +52,29 @@ def wants_fall_back(conf: Any) -> bool:
 def pickled_extension(value: Any) -> msgpack.ExtType:
     """``value`` as its pickle in a :data:`PICKLE_EXT` extension.
 
+    Pickled with PySpark's cloudpickle when PySpark is installed (as Spark
+    pickles the topology's functions), so a class defined in ``__main__`` or
+    shipped to the executors by value pickles too; else with ``pickle``.
     ``TypeError`` naming the value when the fall-back is off (so nothing is
-    pickled unless the topology set the key) or when pickle cannot pickle it (a
-    lock, a lambda, an open file...).
+    pickled unless the topology set the key) or when it cannot be pickled (a
+    lock, an open file, a client...).
     """
     if not _enabled:
         msg = f"cannot pickle {value!r:.120} ({type(value).__name__}): {FALL_BACK_KEY} is not set"
         raise TypeError(msg)
     try:
-        return msgpack.ExtType(PICKLE_EXT, pickle.dumps(value, protocol=PROTOCOL))
+        return msgpack.ExtType(PICKLE_EXT, _dumps(value))
     except Exception as exc:  # PicklingError, TypeError, AttributeError: whatever the object's __reduce__ raises
         msg = f"cannot pickle {value!r:.120} ({type(value).__name__}) either: {type(exc).__name__}: {exc}"
         raise TypeError(msg) from None
+
+
+def _dumps(value: Any) -> bytes:
+    try:
+        from pyspark import cloudpickle
+    except ImportError:  # no Spark here (a BoltHarness): classes by reference, as pickle does
+        return pickle.dumps(value, protocol=PROTOCOL)
+    return bytes(cloudpickle.dumps(value, protocol=PROTOCOL))
 
 
 def unpickled(data: bytes) -> Any:
