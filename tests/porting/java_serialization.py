@@ -27,6 +27,7 @@ def java_serialization_args(work_dir: Path, variant: str) -> list[str]:
     """The ``-conf <file>`` arguments of a ConfigurableTopology port for ``variant`` (none for ``registered``)."""
     if variant == "registered":
         return []
+    work_dir.mkdir(parents=True, exist_ok=True)
     path = work_dir / "java-serialization.yaml"
     path.write_text(f"{KEY}: true\n", encoding="utf-8")
     return ["-conf", str(path)]
