@@ -351,6 +351,7 @@ class Config(dict[str, Any]):
 
 
 def _count(setter: str, name: str, value: object, *, least: int) -> int:
+    """``value`` when it is an int (not a bool) of ``least`` or more; ``TypeError``/``ValueError`` naming ``setter``."""
     if isinstance(value, bool) or not isinstance(value, int):
         msg = f"{setter}: `{name}` must be an int; got {value!r} ({type(value).__name__}) instead"
         raise TypeError(msg)
@@ -369,6 +370,11 @@ def _number(setter: str, name: str, value: object) -> float:
         msg = f"{setter}: `{name}` must be a positive number; got {value!r} instead"
         raise ValueError(msg)
     return value
+
+
+#: The setters' checks of a count and of a positive number, for other settings of Storm's kind (a spout's).
+checked_count = _count
+checked_number = _number
 
 
 def _flag(setter: str, name: str, value: object) -> bool:

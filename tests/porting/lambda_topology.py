@@ -11,23 +11,14 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
-from pyspark.sql import SparkSession
-
-from squall import BasicOutputCollector, Config, TopologyBuilder, TopologyHandle, Tuple
+from squall import BasicOutputCollector, Config, TopologyBuilder, Tuple
 from tests.porting.configurable_topology import ConfigurableTopology
 
 
 class LambdaTopology(ConfigurableTopology):
     """Storm 2's lambdas: ``set_spout(id, supplier)``, ``set_bolt(id, fn, *fields)`` and ``set_bolt(id, fn)``."""
-
-    @staticmethod
-    def main(spark: SparkSession, work_dir: Path, clock: Callable[[], int], args: Sequence[str] = (), *,
-             mode: str = "driver", state: str | None = None) -> TopologyHandle:
-        """Start the topology; returns its handle (it runs until stopped)."""
-        return ConfigurableTopology.started(LambdaTopology(spark, work_dir, clock, mode=mode, state=state), args)
 
     def run(self, args: Sequence[str]) -> int:
         """Build the topology and submit it as ``lambda-demo``."""

@@ -7,24 +7,12 @@ again on a stream no bolt subscribes to, so ``handle.outputs()`` holds them; the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from pathlib import Path
-
-from pyspark.sql import SparkSession
-
-from squall import Config, TopologyBuilder, TopologyHandle
-from tests.porting.configurable_topology import ConfigurableTopology
+from squall import Config, TopologyBuilder
 from tests.porting.lambda_topology import LambdaTopology
 
 
 class ProbedLambdaTopology(LambdaTopology):
     """The port, submitted with the probe ``probe`` on ``bolt1``."""
-
-    @staticmethod
-    def main(spark: SparkSession, work_dir: Path, clock: Callable[[], int], args: Sequence[str] = (), *,
-             mode: str = "driver", state: str | None = None) -> TopologyHandle:
-        """Start the probed topology; returns its handle (it runs until stopped)."""
-        return ConfigurableTopology.started(ProbedLambdaTopology(spark, work_dir, clock, mode=mode, state=state), args)
 
     def submit(self, name: str, conf: Config, builder: TopologyBuilder) -> int:
         """The port's submit, with the probe added."""

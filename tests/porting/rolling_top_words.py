@@ -24,12 +24,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
-from pyspark.sql import SparkSession
-
-from squall import Config, Fields, TopologyBuilder, TopologyHandle
+from squall import Config, Fields, TopologyBuilder
 from tests.porting.bolt import IntermediateRankingsBolt, RollingCountBolt, TotalRankingsBolt
 from tests.porting.configurable_topology import ConfigurableTopology
 from tests.porting.spout import TestWordSpout
@@ -46,17 +43,9 @@ class RollingTopWords(ConfigurableTopology):
     LOG = logging.getLogger("RollingTopWords")
     TOP_N = 5
 
-    @staticmethod
-    def main(spark: SparkSession, work_dir: Path, clock: Callable[[], int], args: Sequence[str] = (), *,
-             mode: str = "driver", state: str | None = None) -> TopologyHandle:
-        """Start the topology; returns its handle (await it, then read its outputs)."""
-        return ConfigurableTopology.started(RollingTopWords(spark, work_dir, clock, mode=mode, state=state), args)
-
     def run(self, args: Sequence[str]) -> int:
         """Submits (runs) the topology, under the name ``args[0]`` (default ``slidingWindowCounts``)."""
-        topology_name = "slidingWindowCounts"
-        if len(args) >= 1:
-            topology_name = args[0]
+        topology_name = ConfigurableTopology.name_of(args, "slidingWindowCounts")
         builder = TopologyBuilder()
         spout_id = "wordGenerator"
         counter_id = "counter"

@@ -12,12 +12,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
-from pyspark.sql import SparkSession
-
-from squall import Fields, TopologyBuilder, TopologyHandle
+from squall import Fields, TopologyBuilder
 from tests.porting.bolt import IntermediateRankingsBolt, RollingCountAggBolt, RollingCountBolt, TotalRankingsBolt
 from tests.porting.configurable_topology import ConfigurableTopology
 from tests.porting.rolling_top_words import register_tools
@@ -34,23 +31,12 @@ class SkewedRollingTopWords(ConfigurableTopology):
     LOG = logging.getLogger("SkewedRollingTopWords")
     TOP_N = 5
 
-    @staticmethod
-    def main(spark: SparkSession, work_dir: Path, clock: Callable[[], int], args: Sequence[str] = (), *,
-             mode: str = "driver", state: str | None = None) -> TopologyHandle:
-        """Start the topology; returns its handle (await it, then read its outputs)."""
-        return ConfigurableTopology.started(SkewedRollingTopWords(spark, work_dir, clock, mode=mode, state=state), args)
-
     def run(self, args: Sequence[str]) -> int:
-        """Submits (runs) the topology, under the name ``args[0]`` (default ``slidingWindowCounts``)."""
-        topology_name = "slidingWindowCounts"
-        if len(args) >= 1:
-            topology_name = args[0]
+        """Submits (runs) the topology, counts split by a partial key grouping, under the name ``args[0]``."""
+        topology_name = ConfigurableTopology.name_of(args, "slidingWindowCounts")
         builder = TopologyBuilder()
-        spout_id = "wordGenerator"
-        counter_id = "counter"
-        agg_id = "aggregator"
-        intermediate_ranker_id = "intermediateRanker"
-        total_ranker_id = "finalRanker"
+        spout_id, counter_id, agg_id = "wordGenerator", "counter", "aggregator"
+        intermediate_ranker_id, total_ranker_id = "intermediateRanker", "finalRanker"
         builder.set_spout(spout_id, TestWordSpout(self.work_dir / spout_id), 5)
         builder.set_bolt(counter_id, RollingCountBolt(9, 3), 4).partial_key_grouping(spout_id, Fields("word"))
         builder.set_bolt(agg_id, RollingCountAggBolt(), 4).fields_grouping(counter_id, Fields("obj"))

@@ -67,9 +67,10 @@ def test_a_supplier_with_only_optional_arguments_is_a_supplier():
 
 @pytest.mark.parametrize(("settings", "error", "message"), [
     ({"rows_per_second": 0}, ValueError, r"^LambdaSpout: `rows_per_second` must be a positive number; got 0 instead$"),
-    ({"rows_per_second": "10"}, TypeError, r"^LambdaSpout: `rows_per_second` must be a number; got '10' instead$"),
-    ({"count": 0}, ValueError, r"^LambdaSpout: `count` must be positive \(None: no end\); got 0 instead$"),
-    ({"count": 2.0}, TypeError, r"^LambdaSpout: `count` must be an int or None; got 2.0 \(float\) instead$"),
+    ({"rows_per_second": "10"}, TypeError,
+     r"^LambdaSpout: `rows_per_second` must be a number; got '10' \(str\) instead$"),
+    ({"count": 0}, ValueError, r"^LambdaSpout: `count` must be positive; got 0 instead$"),
+    ({"count": 2.0}, TypeError, r"^LambdaSpout: `count` must be an int; got 2.0 \(float\) instead$"),
     ({"value_type": ""}, TypeError, r"^LambdaSpout: `value_type` must be a Spark DDL type such as 'STRING'"),
 ])
 def test_lambda_spout_settings_are_checked_when_it_is_made(settings, error, message):

@@ -12,12 +12,12 @@ batch gives the same tuples: :mod:`topologies.spouts.lambda_source`.
 from __future__ import annotations
 
 import inspect
-import math
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bolts.tuples import DEFAULT_STREAM
+from topologies.config import checked_count, checked_number
 from topologies.spouts.base import Spout
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ class LambdaSpout(Spout):
         rows_per_second: how many calls a second, a positive number: a batch
             holds the calls due since the last one. Under ``available_now``, the
             size of each batch instead (rounded up).
-        count: the calls over the spout's life (None: no end). With a count the
+        count: the calls over the spout's life, a positive int (None: no end). With a count the
             spout is bounded: ``submit(..., available_now=True)`` reads every
             call still due, then stops (PySpark 4.2 and later).
         value_type: the Spark type of the values, a DDL type such as
@@ -64,23 +64,11 @@ class LambdaSpout(Spout):
     ) -> None:
         super().__init__(("lambda",), stream)
         self.supplier = check_supplier(method, supplier)
-        if isinstance(rows_per_second, bool) or not isinstance(rows_per_second, int | float):
-            msg = f"{method}: `rows_per_second` must be a number; got {rows_per_second!r} instead"
-            raise TypeError(msg)
-        if not math.isfinite(rows_per_second) or rows_per_second <= 0:
-            msg = f"{method}: `rows_per_second` must be a positive number; got {rows_per_second!r} instead"
-            raise ValueError(msg)
-        if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
-            msg = f"{method}: `count` must be an int or None; got {count!r} ({type(count).__name__}) instead"
-            raise TypeError(msg)
-        if count is not None and count < 1:
-            msg = f"{method}: `count` must be positive (None: no end); got {count} instead"
-            raise ValueError(msg)
+        self.rows_per_second = checked_number(method, "rows_per_second", rows_per_second)
+        self.count = None if count is None else checked_count(method, "count", count, least=1)
         if not isinstance(value_type, str) or not value_type.strip():
             msg = f"{method}: `value_type` must be a Spark DDL type such as 'STRING'; got {value_type!r} instead"
             raise TypeError(msg)
-        self.rows_per_second = rows_per_second
-        self.count = count
         self.value_type = value_type
         self.source_name = f"squall_lambda_{uuid.uuid4().hex}"
         from topologies.spouts.lambda_source import AVAILABLE_NOW
