@@ -13,10 +13,11 @@ its own, each run a new query:
   ``local-cluster[2,1,1024]`` (two executor processes, so tasks really move
   between them from batch to batch) with Redis state; ``mixed`` (every kind of
   bolt state) with HBase state too;
-- ``driver/connect/memory``, ``driver/connect/redis``, ``distributed/connect/redis``:
-  under a Spark Connect session to a local Connect server (its own JVM;
-  ``foreachBatch`` in a Python process beside it); ``mixed`` with HBase in both
-  modes too.
+- ``driver/connect/memory``, ``distributed/connect/redis``: under a Spark
+  Connect session to a local Connect server (its own JVM; ``foreachBatch`` in a
+  Python process beside it); the cases with bolt state of every kind
+  (``mixed``, ``storm_kinds``) also in driver mode with Redis, and ``mixed`` with
+  HBase in both modes.
 
 Outputs must be equal, in order. The cluster run also writes README's windows
 through a Parquet ``TableSink`` from the executors, and records where each task
@@ -40,10 +41,11 @@ from tests.connect_fixtures import run_connect
 pytestmark = [pytest.mark.spark, pytest.mark.redis, pytest.mark.hbase, pytest.mark.cluster, pytest.mark.connect]
 
 REPO = Path(__file__).resolve().parents[2]
-CONNECT = [("driver", "memory"), ("driver", "redis"), ("distributed", "redis")]
+CONNECT = [("driver", "memory"), ("distributed", "redis")]
 PLACEMENTS = ["distributed/local-cluster/redis", *(f"{mode}/connect/{store}" for mode, store in CONNECT)]
-HBASE = [("mixed", "distributed/local-cluster/hbase"), ("mixed", "driver/connect/hbase"),
-         ("mixed", "distributed/connect/hbase")]
+STATEFUL = ("mixed", "storm_kinds")  # every kind of bolt state: on every store, in every mode
+MORE = [("mixed", "distributed/local-cluster/hbase"), ("mixed", "driver/connect/hbase"),
+        ("mixed", "distributed/connect/hbase"), *((case, "driver/connect/redis") for case in STATEFUL)]
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +75,7 @@ def connect_runs(connect_url, data, redis_url, hbase_url) -> dict[str, dict]:
     urls = {"memory": "memory://", "redis": redis_url, "hbase": hbase_url}
     runs = [[c.name, mode, urls[store]] for c in CASES for mode, store in CONNECT]
     runs += [["mixed", mode, urls["hbase"]] for mode in ("driver", "distributed")]
+    runs += [[case, "driver", urls["redis"]] for case in STATEFUL]
     args = {"url": connect_url, "data": str(data / "data"), "checkpoint": str(data / "ck-connect"), "runs": runs}
     return run_connect("tests.connect.connect_run", args)  # type: ignore[return-value]
 
@@ -97,8 +100,9 @@ def test_every_placement_gives_the_outputs_of_driver_mode(case, placement, refer
     assert outputs_of(placement, case, request) == expected, f"case {case} in {placement} differs from driver mode"
 
 
-@pytest.mark.parametrize(("case", "placement"), HBASE, ids=[p for _, p in HBASE])
-def test_every_placement_gives_the_outputs_of_driver_mode_on_hbase_state(case, placement, reference, request):
+@pytest.mark.parametrize(("case", "placement"), MORE, ids=[f"{c}-{p}" for c, p in MORE])
+def test_bolt_state_of_every_kind_gives_the_outputs_of_driver_mode_on_every_store(case, placement, reference,
+                                                                                   request):
     assert outputs_of(placement, case, request) == reference[case]
 
 
