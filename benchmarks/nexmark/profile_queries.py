@@ -5,9 +5,10 @@ Spark would make (``--files-per-batch`` files each), applies each spout's view
 (its kind's rows, its fields) in Arrow, and runs them through the topology's
 ``BatchLoop`` in this process, then its shutdown flush, as
 ``benchmarks/profile_driver.py`` does for the race: the profile shows squall's
-own cost, without Spark's. A SparkSession is started only to build the
-topology's ``DataFrameSpout``s (no query runs). Prints the wall time and the
-top functions by cumulative and by own time, each with its share of the run.
+own cost, without Spark's (no SparkSession is started: each spout's view is
+applied here, as :class:`~benchmarks.nexmark.query.NexmarkView` asks Spark's
+scan to). Prints the wall time, the outputs and the top functions by
+cumulative and by own time, each with its share of the run.
 
 Run: ``python -m benchmarks.nexmark.profile_queries q7 [q11 ...] [--events N] [--disorder MS] [--top 20]``.
 """
@@ -28,7 +29,7 @@ import pyarrow.parquet as pq
 from benchmarks.nexmark.generator import NexmarkConfig, write_events
 from benchmarks.nexmark.queries import QUERIES
 from benchmarks.nexmark.query import NexmarkView
-from benchmarks.nexmark.run import NEXMARK_LAG_MS
+from benchmarks.nexmark.run import NEXMARK_LAG_MS, count
 from benchmarks.nexmark.views import KINDS, Workload
 from topologies.engine import BatchClock, BatchLayout, batch_loop
 
@@ -96,9 +97,9 @@ def main() -> None:
     """Profile the queries named on the command line."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("queries", nargs="+", choices=list(QUERIES))
-    p.add_argument("--events", type=int, default=200_000)
-    p.add_argument("--disorder", type=int, default=0)
-    p.add_argument("--top", type=int, default=20)
+    p.add_argument("--events", type=count("--events", 1), default=200_000)
+    p.add_argument("--disorder", type=count("--disorder", 0), default=0)
+    p.add_argument("--top", type=count("--top", 1), default=20)
     p.add_argument("--data-dir", type=Path, default=Path(tempfile.gettempdir()) / "squall-nexmark")
     args = p.parse_args()
     data = write_events(NexmarkConfig(events=args.events, disorder_ms=args.disorder), args.data_dir)

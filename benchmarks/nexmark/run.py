@@ -24,6 +24,7 @@ import argparse
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -41,7 +42,9 @@ QUICK_EVENTS = 200_000
 NEXMARK_LAG_MS = 4_000  # nexmark's watermark: dateTime - INTERVAL '4' SECOND
 
 
-def _count(option: str, least: int):
+def count(option: str, least: int) -> Callable[[str], int]:
+    """An argparse type: an integer (``_`` and ``,`` allowed) of at least ``least``, else an error naming ``option``."""
+
     def parse(text: str) -> int:
         try:
             value = int(text.replace("_", "").replace(",", ""))
@@ -59,20 +62,20 @@ def parser() -> argparse.ArgumentParser:
     """The command line."""
     p = argparse.ArgumentParser(prog="python -m benchmarks.nexmark", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--events", type=_count("--events", 1), default=1_000_000, help="events (default 1,000,000)")
+    p.add_argument("--events", type=count("--events", 1), default=1_000_000, help="events (default 1,000,000)")
     p.add_argument("--quick", action="store_true", help=f"{QUICK_EVENTS:,} events and 1 round, for development")
     p.add_argument("--queries", nargs="+", choices=list(QUERIES), default=list(QUERIES), metavar="QUERY",
                    help=f"queries to run (default all: {' '.join(QUERIES)})")
     p.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES), help="squall's modes (default both)")
-    p.add_argument("--disorder", type=_count("--disorder", 0), default=0,
+    p.add_argument("--disorder", type=count("--disorder", 0), default=0,
                    help="event-time disorder in ms: nexmark's out-of-order groups (e.g. 0, 6000, 15000)")
-    p.add_argument("--lag", type=_count("--lag", 0), default=None,
+    p.add_argument("--lag", type=count("--lag", 0), default=None,
                    help=f"watermark lag in ms (default: the disorder, at least nexmark's {NEXMARK_LAG_MS})")
-    p.add_argument("--rounds", type=_count("--rounds", 1), default=None, help="interleaved rounds (default 3)")
-    p.add_argument("--rate", type=_count("--rate", 1), default=10_000, help="events per second of event time")
-    p.add_argument("--seed", type=_count("--seed", 0), default=42, help="the generator's seed")
-    p.add_argument("--events-per-file", type=_count("--events-per-file", 1), default=50_000)
-    p.add_argument("--files-per-batch", type=_count("--files-per-batch", 1), default=2)
+    p.add_argument("--rounds", type=count("--rounds", 1), default=None, help="interleaved rounds (default 3)")
+    p.add_argument("--rate", type=count("--rate", 1), default=10_000, help="events per second of event time")
+    p.add_argument("--seed", type=count("--seed", 0), default=42, help="the generator's seed")
+    p.add_argument("--events-per-file", type=count("--events-per-file", 1), default=50_000)
+    p.add_argument("--files-per-batch", type=count("--files-per-batch", 1), default=2)
     p.add_argument("--data-dir", type=Path, default=Path(tempfile.gettempdir()) / "squall-nexmark",
                    help="where generated events are cached")
     p.add_argument("--redis-url", default=None, help="Redis for distributed mode (default: start a redis-server)")
