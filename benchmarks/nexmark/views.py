@@ -4,9 +4,10 @@ Nexmark defines its queries over three views of one event table
 (``ddl_views.sql``: ``person``, ``auction``, ``bid``, each the rows of one
 ``event_type`` with its struct's fields and the event time). Both engines read
 them from the same files with the same code: Spark's queries start from
-:func:`view`, and squall's topologies wrap the same streaming DataFrames in a
-``DataFrameSpout`` (so the filter on ``event_type`` and the projection happen
-in Spark's scan for both). Event times are ``date_time`` (a ``TIMESTAMP``).
+:func:`view`, and squall's topologies read the same streaming DataFrames
+through a custom spout, :class:`~benchmarks.nexmark.query.NexmarkView` (so the
+filter on ``event_type`` and the projection happen in Spark's scan for both).
+Event times are ``date_time`` (a ``TIMESTAMP``).
 """
 
 from __future__ import annotations
