@@ -51,9 +51,18 @@ def engine_runs(query: Query, spark: SparkSession, workload: Workload, modes: Se
 
 def run_query(query: Query, spark: SparkSession, workload: Workload, modes: Sequence[str], state: dict[str, str],
               rounds: int, log: Callable[[str], None] = print) -> QueryResult:
-    """``query``'s warm-up, then ``rounds`` rounds of every engine, checked; a run that raises is a failed check."""
+    """``query``'s warm-up, then ``rounds`` rounds of every engine, checked; a run that raises is a failed check.
+
+    When Spark's warm-up raises there is no reference: the query fails with
+    that error and none of its rounds runs.
+    """
     result = QueryResult(query)
-    warm_up = run_spark(query, spark, workload)
+    try:
+        warm_up = run_spark(query, spark, workload)
+    except Exception as error:  # no reference to check against: the query fails, the suite goes on to the next
+        result.failures.append(f"{query.name} spark, warm-up: the run failed: {error!r}")
+        log(traceback.format_exc(limit=-3))
+        return result
     reference = warm_up.answer
     log(f"{query.name}: Spark warm-up {warm_up.seconds:.2f} s (discarded), {len(reference):,} keys in its answer")
     runs = engine_runs(query, spark, workload, modes, state)

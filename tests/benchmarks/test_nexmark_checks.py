@@ -47,6 +47,8 @@ def test_floats_match_within_a_relative_tolerance_and_nothing_else_is_rounded():
 def fake_engines(monkeypatch, answers: dict[str, object]) -> None:
     """Spark and squall runs that take no time and give ``answers[engine]`` (an exception is raised)."""
     def spark_run(query, spark, workload):
+        if isinstance(answers["spark"], Exception):
+            raise answers["spark"]
         return Run(1.0, answers["spark"])
 
     def squall_run(query, spark, workload, mode, state):
@@ -74,6 +76,13 @@ def test_the_suite_fails_a_query_with_a_wrong_answer_or_a_run_that_raises(monkey
     assert driver.startswith("q5 driver, round 1 (every window): DIFFERS from Spark's (3 keys): 1 with other values")
     assert "(0, 10000): Spark [5, [1000]], squall [5, [1001]]" in driver
     assert distributed == "q5 distributed, round 1: the run failed: RuntimeError('store down')"
+
+
+def test_a_query_whose_spark_warm_up_raises_fails_without_running_its_rounds(monkeypatch, tmp_path):
+    fake_engines(monkeypatch, {"spark": RuntimeError("no such column"), "driver": dict(SPARKS)})
+    result = suite.run_query(Q5, None, Workload(tmp_path), ["driver"], STATES, rounds=3, log=lambda _: None)
+    assert result.failures == ["q5 spark, warm-up: the run failed: RuntimeError('no such column')"]
+    assert result.seconds == {} and result.checks == []
 
 
 @pytest.mark.parametrize(("argv", "message"), [
