@@ -12,6 +12,7 @@ never divided into squall's.
 from __future__ import annotations
 
 import statistics
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,7 +95,8 @@ def heading(shape: RunShape) -> str:
         text = (f"**Smoke size, to be replaced:** a run of fewer than {FULL_EVENTS:,} events or {FULL_ROUNDS} "
                 f"rounds, which shows that every check passes; its rates carry each run's start-up and are "
                 f"not the suite's figures. {text}")
-    return text
+    # Wrapped as the page's own paragraphs are, so a diff of the page after a new run shows what changed.
+    return textwrap.fill(text, width=100, break_long_words=False, break_on_hyphens=False)
 
 
 def results_markdown(results: Sequence[QueryResult], shape: RunShape, chart_name: str | None) -> str:

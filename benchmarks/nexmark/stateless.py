@@ -6,7 +6,7 @@ Nexmark's SQL (``q0.sql``-``q2.sql``)::
     q1: SELECT auction, bidder, 0.908 * price AS price, dateTime, extra FROM bid
     q2: SELECT auction, price FROM bid WHERE MOD(auction, 123) = 0
 
-squall: the bid view as a ``DataFrameSpout``, then a ``BaseBolt`` doing the
+squall: the bid view through the suite's spout (``NexmarkView``), then a ``BaseBolt`` doing the
 query's work per tuple, shuffled over the tasks. Spark: the same view, the same
 projection or filter, into a memory table. The check compares the bags of rows.
 The euro price is a double in both (Spark multiplies the price, cast to a
@@ -29,7 +29,7 @@ BID_FIELDS = ("auction", "bidder", "price", "date_time", "extra")
 DOLLARS_TO_EUROS = 0.908
 SELECTED_AUCTIONS = 123
 GAP = ("no columnar plain bolt: a map or filter runs Python per tuple (`BaseBolt.execute`); a user who knows Spark "
-       "would push it into the DataFrameSpout's DataFrame instead")
+       "would push it into the spout's DataFrame instead")
 
 
 class PassThrough(BaseBolt):
