@@ -7,7 +7,7 @@ import pytest
 from benchmarks.nexmark.hot_items import Q5
 from benchmarks.nexmark.joins import Q8
 from benchmarks.nexmark.report import BEGIN, END, RunShape, chart, results_markdown, splice, table
-from benchmarks.nexmark.run import checked_args, parser
+from benchmarks.nexmark.run import checked_args, parser, report
 from benchmarks.nexmark.suite import QueryResult
 
 EVENTS = 1_000_000
@@ -89,3 +89,13 @@ def test_options_that_cannot_be_honoured_are_refused_before_anything_runs(argv, 
 def test_docs_sends_the_chart_into_docs_beside_the_page():
     args = checked_args(parser(), ["--docs", "--queries", "q5"])
     assert args.chart.parent.name == "docs" and args.chart.name == "nexmark.png"
+
+
+def test_the_run_writes_the_table_it_prints_naming_the_chart_drawn_beside_it(tmp_path, capsys):
+    table_path, chart_path = tmp_path / "nexmark.md", tmp_path / "nexmark.png"
+    args = checked_args(parser(), ["--table", str(table_path), "--chart", str(chart_path)])
+    report(results(), SHAPE, args)
+    written = table_path.read_text(encoding="utf-8")
+    assert written == results_markdown(results(), SHAPE, "nexmark.png") + "\n"
+    assert table(results(), EVENTS, SHAPE.modes) in capsys.readouterr().out
+    assert chart_path.read_bytes()[:4] == b"\x89PNG"
