@@ -78,9 +78,10 @@ def run_to_end(df: DataFrame, output_mode: str = "append") -> str:
     return name
 
 
-def rows_of(spark: SparkSession, table: str, columns: Sequence[str]) -> list[tuple[Any, ...]]:
-    """The rows of memory table ``table`` as tuples of ``columns`` (SQL expressions)."""
-    return [tuple(row) for row in spark.sql(f"SELECT {', '.join(columns)} FROM {table}").collect()]
+def rows_of(spark: SparkSession, table: str, columns: Sequence[str], distinct: bool = False) -> list[tuple[Any, ...]]:
+    """The rows of memory table ``table`` as tuples of ``columns`` (SQL expressions); each once if ``distinct``."""
+    select = "SELECT DISTINCT" if distinct else "SELECT"
+    return [tuple(row) for row in spark.sql(f"{select} {', '.join(columns)} FROM {table}").collect()]
 
 
 def copies(rows: Iterable[tuple[Any, ...]]) -> Counter[tuple[Any, ...]]:

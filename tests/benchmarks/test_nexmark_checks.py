@@ -9,6 +9,7 @@ from benchmarks.nexmark.check import compare
 from benchmarks.nexmark.engines import Run
 from benchmarks.nexmark.generator import NexmarkConfig, write_events
 from benchmarks.nexmark.hot_items import Q5
+from benchmarks.nexmark.joins import Q8
 from benchmarks.nexmark.run import parser
 from benchmarks.nexmark.views import Workload
 
@@ -107,3 +108,12 @@ def test_hot_items_in_squall_equal_sparks_own_query_on_the_same_files(spark, tmp
     assert spark_check.startswith("q5 spark, round 1 (every window): equal to Spark's (")
     assert driver_check.startswith("q5 driver, round 1 (every window): equal to Spark's (")
     assert driver_check.endswith(" keys)") and "(0 keys)" not in driver_check
+
+
+@pytest.mark.spark
+def test_new_users_come_once_per_person_and_window_under_disorder(spark, tmp_path):
+    """q8 with 15 s of disorder (the smoke run's shape): a later auction of a person's window adds no second row."""
+    config = NexmarkConfig(events=100_000, events_per_file=5_000, rate=1_000, disorder_ms=15_000)
+    workload = Workload(write_events(config, tmp_path), lag_ms=15_000)
+    result = suite.run_query(Q8, spark, workload, ["driver"], {"driver": "memory://"}, rounds=1, log=lambda _: None)
+    assert result.ok, result.failures
