@@ -47,7 +47,7 @@ DELTA_CONF = {"spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
 
 def _points() -> dict[str, tuple[Any, str, str]]:
     """Each kill point: (owner, attribute, "before" or "after" the call)."""
-    from topologies.engine import BatchLoop, stored_task
+    from topologies.engine import BatchLoop, stage, stored_task
     from topologies.engine.delivery import SinkDelivery
     from topologies.engine.flush_record import FlushRecord
     from topologies.engine.task_store import TaskStore
@@ -64,7 +64,7 @@ def _points() -> dict[str, tuple[Any, str, str]]:
         # The flush is recorded as begun; no task closed yet.
         "flush-begun": (FlushRecord, "begin", "after"),
         # Some tasks closed (their final panes emitted), others not.
-        "flush-closing": (stored_task, "close_task", "after"),
+        "flush-closing": (stage, "close_task", "after"),
         # The flush's outputs are written; it is not recorded as done.
         "flush-written": (SinkDelivery, "write", "after-final"),
     }

@@ -88,7 +88,7 @@ def test_none_and_local_or_shuffle_take_turns_as_shuffle_does(outputs):
 
 
 def test_the_context_names_sources_targets_and_fields(outputs):
-    facts = by(outputs["driver"], "count", "facts")
+    facts = by(outputs, "count", "facts")
     assert sorted(o.values[0] for o in facts) == [1, 2, 3]
     sources, targets, fields = facts[0].values[1]
     assert sources == [["split", "default"]]
