@@ -27,6 +27,13 @@ last commit left them. At each commit it sorts the bolt's attributes into:
 - anything else, an attribute bound after ``prepare()`` to a value that is not
   plain data: the commit fails with ``TypeError`` naming the bolt and the
   attribute, since no other process could rebuild it.
+
+With ``topology.fall.back.on.java.serialization`` set
+(:mod:`bolts.codecs.pickle_fallback`), an object of any other class that pickle
+can pickle counts as plain data too, stored as its pickle, when the configured
+bolt held it (set in ``__init__``, as a Storm bolt's fields are serialised with
+it) or ``execute`` bound it; what ``prepare()`` built stays the task's own, as
+without the key, and is never pickled (the collector, clients).
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ from typing import Any
 
 import msgpack
 
-from bolts.codecs import value_codec
+from bolts.codecs import pickle_fallback, value_codec
 from bolts.tuples import Tuple
 from windowing.panes import PaneInfo
 
@@ -63,27 +70,27 @@ PLAIN_TYPES = (
 )
 
 
-def _default(value: Any) -> msgpack.ExtType:
+def _extension(value: Any, pack: Callable[[Any], bytes], fall_back: bool) -> msgpack.ExtType:
     # msgpack packs the exact plain types itself (strict types) and asks here for everything else,
     # subclasses of dict and tuple included, so each comes back as its own type.
     kind = type(value)
     if kind is tuple:
-        return msgpack.ExtType(_TUPLE, _pack(list(value)))
+        return msgpack.ExtType(_TUPLE, pack(list(value)))
     if kind is set or kind is frozenset:
-        return msgpack.ExtType(_SET if kind is set else _FROZENSET, _pack(list(value)))
+        return msgpack.ExtType(_SET if kind is set else _FROZENSET, pack(list(value)))
     if kind is deque:
-        return msgpack.ExtType(_DEQUE, _pack([value.maxlen, list(value)]))
+        return msgpack.ExtType(_DEQUE, pack([value.maxlen, list(value)]))
     if kind is Counter or kind is OrderedDict:
-        return msgpack.ExtType(_COUNTER if kind is Counter else _ORDERED, _pack(list(value.items())))
+        return msgpack.ExtType(_COUNTER if kind is Counter else _ORDERED, pack(list(value.items())))
     if kind is defaultdict:
         factory = value.default_factory
         name = None if factory is None else getattr(factory, "__name__", None)
         if factory is not None and _FACTORIES.get(name or "") is not factory:
             msg = f"a defaultdict whose default_factory is {factory!r}; only builtin types can be rebuilt"
             raise TypeError(msg)
-        return msgpack.ExtType(_DEFAULTDICT, _pack([name, list(value.items())]))
+        return msgpack.ExtType(_DEFAULTDICT, pack([name, list(value.items())]))
     if kind is timedelta:
-        return msgpack.ExtType(_TIMEDELTA, _pack([value.days, value.seconds, value.microseconds]))
+        return msgpack.ExtType(_TIMEDELTA, pack([value.days, value.seconds, value.microseconds]))
     if kind is Decimal:
         return msgpack.ExtType(_DECIMAL, str(value).encode("ascii"))
     if kind in _EXTENSION_TYPES and not (kind is datetime and not _fixed_offset(value)):
@@ -91,11 +98,31 @@ def _default(value: Any) -> msgpack.ExtType:
     if kind is datetime:
         msg = f"{value!r:.120} has the time zone {value.tzinfo!r}; only fixed offsets (datetime.timezone) come back"
         raise TypeError(msg)
-    obj = value_codec.object_extension(value, _pack)  # a dataclass, or a class registered to travel
+    obj = value_codec.object_extension(value, pack)  # a dataclass, or a class registered to travel
     if obj is not None:
         return obj
+    if fall_back:
+        return pickle_fallback.pickled_extension(value)
     msg = f"{value!r:.120} ({kind.__name__})"
     raise TypeError(msg)
+
+
+def _encoder(fall_back: bool) -> Callable[[Any], bytes]:
+    """The function packing a value: plain data only, or with objects of other classes pickled (``fall_back``)."""
+
+    def default(value: Any) -> msgpack.ExtType:
+        return _extension(value, pack, fall_back)
+
+    def pack(value: Any) -> bytes:
+        return msgpack.packb(value, default=default, use_bin_type=True, strict_types=True)
+
+    return pack
+
+
+_pack = _encoder(False)
+_pack_or_pickle = _encoder(True)
+
+
 
 
 def _fixed_offset(value: datetime) -> bool:
@@ -128,21 +155,22 @@ def _ext_hook(code: int, data: bytes) -> Any:
         return Decimal(data.decode("ascii"))
     if code == value_codec.OBJECT_EXT:
         return value_codec.object_from(data, _unpack)
-    return value_codec.from_extension(code, data)
-
-
-def _pack(value: Any) -> bytes:
-    return msgpack.packb(value, default=_default, use_bin_type=True, strict_types=True)
+    return value_codec.from_extension(code, data)  # a pickled object too, when the fall-back is on
 
 
 def _unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, use_list=True, strict_map_key=False)
 
 
-def encode_field(value: Any) -> bytes:
-    """The bytes of an attribute's value; ``TypeError`` naming the part that is not plain data."""
+def encode_field(value: Any, fall_back: bool = False) -> bytes:
+    """The bytes of an attribute's value; ``TypeError`` naming the part that is not plain data.
+
+    With ``fall_back`` (and the process's pickle fall-back on) an object of a
+    class that is neither plain data, a dataclass nor registered is pickled
+    instead of refused; ``TypeError`` still when pickle cannot pickle it.
+    """
     try:
-        return _pack(value)
+        return (_pack_or_pickle if fall_back else _pack)(value)
     except OverflowError:
         msg = f"{value!r:.120} holds an int beyond 64 bits"
         raise TypeError(msg) from None
@@ -179,13 +207,29 @@ class InstanceFields:
         self._pending: dict[str, bytes] = {}  # what it will hold once the last writes() are committed
 
     def track_prepare(self, prepare: Callable[[], None]) -> None:
-        """Run ``prepare`` and remember what each attribute holds after it."""
+        """Run ``prepare`` and remember what each attribute holds after it.
+
+        With the pickle fall-back on, an object that is not plain data but that
+        the configured bolt already held before ``prepare`` (the same object)
+        is tracked by its pickle when pickle can pickle it; any other object
+        that is not plain data is the task's own (never written).
+        """
+        configured = dict(vars(self.bolt))
         prepare()
+        fall_back = pickle_fallback.fall_back_enabled()
         for name, value in vars(self.bolt).items():
             try:
                 self._initial[name] = encode_field(value)
+                continue
             except TypeError:
-                self._opaque[name] = value
+                pass
+            if fall_back and name in configured and configured[name] is value:
+                try:
+                    self._initial[name] = encode_field(value, fall_back=True)
+                    continue
+                except TypeError:
+                    pass
+            self._opaque[name] = value
 
     def restore(self, stored: Iterable[tuple[bytes, bytes]]) -> None:
         """Set the attributes of the last commit (``(key, value)`` pairs under :data:`FIELD_PREFIX`) on the bolt."""
@@ -202,17 +246,18 @@ class InstanceFields:
 
         ``TypeError`` naming the bolt and the attribute when one holds a value
         that is not plain data and is not the object (itself not plain data)
-        that it held right after ``prepare()``.
+        that it held right after ``prepare()``; with the pickle fall-back on,
+        only when pickle cannot pickle it either.
         """
         attributes = vars(self.bolt)
         differ: dict[str, bytes] = {name: _DELETED for name in self._initial if name not in attributes}
         for name, value in attributes.items():
             try:
-                data = encode_field(value)
+                data = self._encode(name, value)
             except TypeError as exc:
-                if name in self._opaque and self._opaque[name] is value:
-                    continue  # the task gets it again from the configured bolt and prepare()
                 raise TypeError(self._refusal(name, value, exc)) from None
+            if data is None:
+                continue  # the task gets it again from the configured bolt and prepare()
             if data != self._initial.get(name):
                 differ[name] = data
         puts = {_key(name): data for name, data in differ.items() if self._stored.get(name) != data}
@@ -224,13 +269,26 @@ class InstanceFields:
         """The writes of the last :meth:`writes` are in the store."""
         self._stored = self._pending
 
+    def _encode(self, name: str, value: Any) -> bytes | None:
+        """The bytes of attribute ``name``; None for the object it held right after ``prepare()`` (not written)."""
+        try:
+            return encode_field(value)
+        except TypeError:
+            if name in self._opaque and self._opaque[name] is value:
+                return None
+            if not pickle_fallback.fall_back_enabled():
+                raise
+        return encode_field(value, fall_back=True)
+
     def _refusal(self, name: str, value: Any, exc: TypeError) -> str:
         return (
             f"commit: bolt {self.component!r} ({type(self.bolt).__name__}): attribute {name!r} holds "
             f"{value!r:.120} ({type(value).__name__}), which is neither plain data nor the object prepare() "
             f"built ({exc}). A task's next batch may run in another process, rebuilt from the state store: "
-            f"its attributes must be plain data ({PLAIN_TYPES}), or objects that prepare() builds (they are "
-            f"built again there). Build it in prepare(), or keep plain data in {name!r}"
+            f"its attributes must be plain data ({PLAIN_TYPES}, dataclasses and classes registered with "
+            f"Config.register_serialization), or objects that prepare() builds (they are built again there). "
+            f"Build it in prepare(), keep plain data in {name!r}, register its classes, or set "
+            f"{pickle_fallback.FALL_BACK_KEY} to store it by pickle"
         )
 
 

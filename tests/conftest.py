@@ -2,6 +2,17 @@
 
 import importlib.util
 
+import pytest
+
 # Fixture plugins: the real servers (Redis, HBase) and the shared SparkSession.
 PLUGINS = ("tests.service_fixtures", "tests.spark_fixtures", "tests.connect_fixtures")
 pytest_plugins = [name for name in PLUGINS if importlib.util.find_spec(name) is not None]
+
+
+@pytest.fixture(autouse=True)
+def _no_pickle_fall_back_after_a_test():
+    """A test that ran a topology with topology.fall.back.on.java.serialization leaves this process's switch off."""
+    yield
+    from bolts.codecs.pickle_fallback import set_fall_back
+
+    set_fall_back(False)

@@ -51,6 +51,7 @@ HOME = {
     "Sink": "topologies.sinks",
     "OutputBatch": "topologies.sinks",
     "KafkaSpout": "topologies.spouts",
+    "LambdaSpout": "topologies.spouts",
     "MalformedRecordError": "topologies.spouts",
     "Output": "topologies",
     "Progress": "topologies",

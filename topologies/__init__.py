@@ -17,7 +17,7 @@ from topologies.groupings import (
 )
 from topologies.runner import Progress, SparkRunner, TopologyHandle
 from topologies.sinks.records import Output
-from topologies.spouts import DataFrameSpout, FileSpout, KafkaSpout, RateSpout, Spout
+from topologies.spouts import DataFrameSpout, FileSpout, KafkaSpout, LambdaSpout, RateSpout, Spout
 from topologies.topology import Topology
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "GlobalGrouping",
     "Grouping",
     "KafkaSpout",
+    "LambdaSpout",
     "LocalOrShuffleGrouping",
     "NoneGrouping",
     "Output",

@@ -26,6 +26,7 @@ from topologies.groupings import (
     Subscription,
 )
 from topologies.spouts.base import Spout
+from topologies.spouts.lambda_spout import LambdaSpout
 from topologies.topology import (
     BoltSpec,
     SpoutSpec,
@@ -124,25 +125,43 @@ class TopologyBuilder:
         self._spouts: dict[str, SpoutSpec] = {}
         self._bolts: dict[str, tuple[BaseBolt, int, BoltDeclarer]] = {}
 
-    def set_spout(self, id: str, spout: Spout, parallelism: int = 1) -> None:
-        """Add spout ``id``; its tuples carry the fields the spout declares."""
+    def set_spout(self, id: str, spout: Spout | Callable[[], Any], parallelism: int = 1) -> None:
+        """Add spout ``id``; its tuples carry the fields the spout declares.
+
+        As in Storm 2, ``spout`` may be a supplier, a function taking no
+        arguments: each call's value is one tuple in the field ``lambda``
+        (a :class:`~topologies.spouts.lambda_spout.LambdaSpout` with its
+        defaults; build one yourself for a rate, a count or a value type).
+        ``TypeError`` naming ``set_spout`` for anything else, or for a function
+        that takes arguments or cannot be pickled.
+        """
         self._check_id("set_spout", id)
+        if callable(spout) and not isinstance(spout, Spout):
+            spout = LambdaSpout(spout, method="set_spout")
         if not isinstance(spout, Spout):
-            msg = f"set_spout: `spout` must be a Spout (FileSpout, RateSpout, DataFrameSpout); got {spout!r} instead"
+            msg = (f"set_spout: `spout` must be a Spout (FileSpout, RateSpout, KafkaSpout, DataFrameSpout, "
+                   f"LambdaSpout) or a function taking no arguments (Storm's lambda spout); got {spout!r:.120} "
+                   f"({type(spout).__name__}) instead")
             raise TypeError(msg)
         self._spouts[id] = SpoutSpec(spout, _parallelism("set_spout", parallelism))
 
     def set_bolt(
-        self, id: str, bolt: BaseBolt | Callable[..., Any], parallelism: int = 1, *fields: str
+        self, id: str, bolt: BaseBolt | Callable[..., Any], parallelism: int | str = 1, *fields: str
     ) -> BoltDeclarer:
         """Add bolt ``id`` with ``parallelism`` tasks; subscribe it with the returned declarer's groupings.
 
         As in Storm 2, ``bolt`` may be a function: ``fn(tuple, collector)`` (a
         basic bolt emitting ``fields`` on the default stream) or ``fn(tuple)``
-        (a bolt with no output).
+        (a bolt with no output). Both of Storm's overloads work:
+        ``set_bolt(id, fn, parallelism, "field", ...)`` and, with the
+        parallelism left out (one task), ``set_bolt(id, fn, "field", ...)``: a
+        str where the parallelism goes is the first output field.
         """
         self._check_id("set_bolt", id)
-        if callable(bolt) and not isinstance(bolt, BaseBolt | type):
+        function = callable(bolt) and not isinstance(bolt, BaseBolt | type)
+        if function and isinstance(parallelism, str):  # Storm's setBolt(id, biConsumer, String... fields)
+            parallelism, fields = 1, (parallelism, *fields)
+        if function:
             bolt = lambda_bolt("set_bolt", id, bolt, fields)
         elif fields:
             msg = f"set_bolt: output fields {list(fields)} are for a function bolt; bolt {id!r} declares its own"

@@ -423,8 +423,9 @@ def _run(spark: SparkSession, args: argparse.Namespace, stop: StopRequest) -> in
     name = args.name or re.sub(r"[^A-Za-z0-9_-]", "_", Path(args.path).stem)
     topology, file_conf = load_file(args.path)
     conf, state = run_conf(file_conf, args.conf, args.state)
-    if (ignored := config.no_effect_message(conf)) is not None:
-        print(f"[{name}] {ignored}", file=sys.stderr, flush=True)
+    for line in (config.no_effect_message(conf), config.fall_back_message(conf)):
+        if line is not None:
+            print(f"[{name}] {line}", file=sys.stderr, flush=True)
     checkpoint = args.checkpoint or default_checkpoint(state)
     # A Hadoop URL (hdfs://nn/ck) stays a URL: Path would fold it into a local hdfs:/nn/ck.
     output = args.output or join(checkpoint if "://" in checkpoint else Path(checkpoint), "output")

@@ -7,7 +7,8 @@ is ``conf.put(Config.TOPOLOGY_DEBUG, true)``, and ``conf.set_num_workers(4)`` is
 Every one of Storm 2.x's ``topology.*`` keys is known here, in one of two kinds:
 
 - :data:`MEANINGFUL`: the key changes what squall does (``topology.debug``, ``topology.kryo.register``,
-  ``topology.tick.tuple.freq.secs``, ``topology.state.provider`` and its config);
+  ``topology.fall.back.on.java.serialization``, ``topology.tick.tuple.freq.secs``,
+  ``topology.state.provider`` and its config);
 - :data:`NO_EFFECT`: the key is accepted and does nothing on Spark, for the reason given
   (:func:`no_effect_keys` lists those a conf holds; ``SparkRunner`` logs them once).
 
@@ -301,7 +302,15 @@ class Config(dict[str, Any]):
         self[Config.TOPOLOGY_STATS_SAMPLE_RATE] = rate
 
     def set_fall_back_on_java_serialization(self, fallback: bool) -> None:
-        """``topology.fall.back.on.java.serialization`` (no effect: squall encodes values itself)."""
+        """``topology.fall.back.on.java.serialization``: with True, objects of unregistered classes travel by pickle.
+
+        Storm falls back on Java serialization for a class Kryo does not know;
+        squall then pickles an object that is neither plain data, a dataclass
+        nor a registered class, in tuples, windows, state and a bolt's
+        attributes, and unpickles what it reads back. Anyone who can write to
+        the state store can then run code in the topology's processes: see
+        docs/config.md. ``TypeError`` for a value that is not True or False.
+        """
         self[Config.TOPOLOGY_FALL_BACK_ON_JAVA_SERIALIZATION] = _flag("set_fall_back_on_java_serialization",
                                                                      "fallback", fallback)
 
@@ -342,6 +351,7 @@ class Config(dict[str, Any]):
 
 
 def _count(setter: str, name: str, value: object, *, least: int) -> int:
+    """``value`` when it is an int (not a bool) of ``least`` or more; ``TypeError``/``ValueError`` naming ``setter``."""
     if isinstance(value, bool) or not isinstance(value, int):
         msg = f"{setter}: `{name}` must be an int; got {value!r} ({type(value).__name__}) instead"
         raise TypeError(msg)
@@ -360,6 +370,11 @@ def _number(setter: str, name: str, value: object) -> float:
         msg = f"{setter}: `{name}` must be a positive number; got {value!r} instead"
         raise ValueError(msg)
     return value
+
+
+#: The setters' checks of a count and of a positive number, for other settings of Storm's kind (a spout's).
+checked_count = _count
+checked_number = _number
 
 
 def _flag(setter: str, name: str, value: object) -> bool:
@@ -391,6 +406,9 @@ MEANINGFUL: Mapping[str, str] = MappingProxyType({
     Config.TOPOLOGY_DEBUG: "each emit logged at INFO on logger `squall.debug` with bolt, task, stream and values",
     Config.TOPOLOGY_KRYO_REGISTER: "the classes register_serialization(cls, to_data, from_data) lets travel between "
                                    "tasks and into stores (Storm's Java class names have no effect)",
+    Config.TOPOLOGY_FALL_BACK_ON_JAVA_SERIALIZATION: "with True, objects of classes neither registered nor "
+                                                     "dataclasses travel and are stored by pickle (read back only "
+                                                     "while the key is set)",
     Config.TOPOLOGY_TICK_TUPLE_FREQ_SECS: "a tick tuple every n seconds of processing time (n: a positive number)",
     Config.TOPOLOGY_STATE_PROVIDER: "the state store when SparkRunner's `state` is not given: Storm's in-memory, "
                                     "Redis or HBase provider becomes memory://, redis://... or hbase://...",
@@ -423,7 +441,7 @@ _NO_EFFECT_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
      ("max.spout.pending",)),
     ("squall encodes tuple values and state itself: Kryo and Java serialization are not used",
      ("tuple.serializer", "kryo.decorators", "kryo.factory", "skip.missing.kryo.registrations",
-      "state.kryo.register", "fall.back.on.java.serialization", "testing.always.try.serialize",
+      "state.kryo.register", "testing.always.try.serialize",
       "tuple.compression.enable", "tuple.compression.threshold", "tuple.compression.max.decompressed.bytes",
       "tuple.serializer.blowfish.key")),
     ("Storm's queues, transfer batching, backpressure and wait strategies have no counterpart: Spark moves "
@@ -497,7 +515,8 @@ def check_conf(conf: Mapping[str, Any] | None, where: str = "SparkRunner") -> di
     Refuses, with ``where`` at the start of the message: a ``conf`` that is not a
     mapping (``TypeError``); ``topology.*`` keys that Storm does not have
     (``ValueError`` naming each, with the closest known key when one is close);
-    a ``topology.debug`` that is not a bool; a ``topology.tick.tuple.freq.secs``
+    a ``topology.debug`` or ``topology.fall.back.on.java.serialization`` that is
+    not a bool; a ``topology.tick.tuple.freq.secs``
     that is not a positive number; a state provider squall cannot map (see
     :func:`topologies.state_providers.provider_state`). A value of None counts as not set. Keys that do
     not start with ``topology.`` are the user's own and are not looked at.
@@ -512,10 +531,11 @@ def check_conf(conf: Mapping[str, Any] | None, where: str = "SparkRunner") -> di
         msg = (f"{where}: conf holds {', '.join(_with_suggestion(k) for k in unknown)}, not among Storm's "
                f"topology.* keys; a key of your own must not start with {PREFIX!r}")
         raise ValueError(msg)
-    debug = conf.get(Config.TOPOLOGY_DEBUG)
-    if debug is not None and not isinstance(debug, bool):
-        msg = f"{where}: conf[{Config.TOPOLOGY_DEBUG!r}] must be True or False; got {debug!r} instead"
-        raise TypeError(msg)
+    for key in (Config.TOPOLOGY_DEBUG, Config.TOPOLOGY_FALL_BACK_ON_JAVA_SERIALIZATION):
+        flag = conf.get(key)
+        if flag is not None and not isinstance(flag, bool):
+            msg = f"{where}: conf[{key!r}] must be True or False; got {flag!r} instead"
+            raise TypeError(msg)
     _check_tick_frequency(conf.get(Config.TOPOLOGY_TICK_TUPLE_FREQ_SECS), where)
     provider_state(conf, where)
     return dict(conf)
@@ -568,8 +588,23 @@ def no_effect_message(conf: Mapping[str, Any]) -> str | None:
     return f"{len(found)} Storm setting(s) in conf have no effect on Spark: {listed}"
 
 
-def log_no_effect(conf: Mapping[str, Any]) -> None:
-    """Log :func:`no_effect_message` of ``conf`` at WARNING on logger ``squall.config``, if there is one."""
-    message = no_effect_message(conf)
-    if message is not None:
-        log.warning("%s", message)
+def fall_back_message(conf: Mapping[str, Any]) -> str | None:
+    """The warning a run with ``topology.fall.back.on.java.serialization`` set to True gets; None without it."""
+    key = Config.TOPOLOGY_FALL_BACK_ON_JAVA_SERIALIZATION
+    if conf.get(key) is not True:
+        return None
+    return (f"{key} is set: objects of classes neither registered nor dataclasses travel and are stored by pickle, "
+            "and are unpickled when read back, so anyone who can write to the state store can run code in this "
+            "topology's processes; register the classes (Config.register_serialization) to do without it")
+
+
+def log_settings(conf: Mapping[str, Any]) -> None:
+    """Log, at WARNING on logger ``squall.config``, the settings of ``conf`` to know of before it runs.
+
+    One line for :func:`no_effect_message` (if any), and one for
+    :func:`fall_back_message` (if the conf sets the key): ``SparkRunner``
+    calls it once, when its settings are final.
+    """
+    for message in (no_effect_message(conf), fall_back_message(conf)):
+        if message is not None:
+            log.warning("%s", message)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from state_backends import SCHEMES, StateBackend, open_backend, redact
 from state_backends.urls import scheme_of
-from topologies.config import Config, check_conf, log_no_effect
+from topologies.config import Config, check_conf, log_settings
 from topologies.engine import PLACEMENTS, BatchLayout, BatchLoop, RunSpec, build_loop
 from topologies.engine.batch_clock import wall_clock_ms
 from topologies.engine.remote.batch_function import BatchFunction
@@ -413,7 +413,7 @@ class SparkRunner:
         self._handles: dict[str, TopologyHandle] = {}
         # Under Spark Connect memory:// is journaled beside each topology's checkpoint, opened per submit.
         self.backend = None if self.remote and scheme_of(self.state) == "memory" else open_backend(self.state)
-        log_no_effect(self.conf)  # once per runner, when the run's settings are final
+        log_settings(self.conf)  # once per runner, when the run's settings are final
 
     def submit(self, name: str, topology: Topology, available_now: bool = False) -> TopologyHandle:
         """Start ``topology`` as the query ``name``; returns at once with a :class:`TopologyHandle`.

@@ -9,10 +9,12 @@ kept), a :class:`windowing.panes.PaneInfo` (the ``pane`` field of a windowed
 aggregation), an instance of a dataclass, and an instance of a class
 registered with :func:`register_class` (Storm's Kryo registration:
 ``Config.register_serialization``). Other tuples come back as lists. Anything
-else raises ``TypeError`` naming the value.
+else raises ``TypeError`` naming the value, unless the topology sets
+``topology.fall.back.on.java.serialization``: then it travels as its pickle
+(:mod:`bolts.codecs.pickle_fallback`, Storm's fall-back on Java serialization).
 
-Objects travel as their class's name and plain data, never as pickle: a
-registered class is rebuilt by its ``from_data`` function (or, registered
+Objects travel as their class's name and plain data, never as pickle (but
+under the fall-back key): a registered class is rebuilt by its ``from_data`` function (or, registered
 without functions, from its ``__dict__``); a dataclass is rebuilt field by
 field without calling ``__init__``, as Kryo does, and only if its module is
 already imported in the reading process (the module defining the bolts is), so
@@ -29,6 +31,8 @@ from typing import Any, NamedTuple
 
 import msgpack
 
+from bolts.codecs import pickle_fallback
+from bolts.codecs.pickle_fallback import FALL_BACK_KEY, PICKLE_EXT
 from bolts.tuples import Fields, Tuple
 from windowing.panes import PaneInfo
 
@@ -95,8 +99,11 @@ def register_from_conf(conf: Any) -> None:
 
     Every process that runs tasks or reads their emissions calls it with the
     topology's conf, so a class registered on the driver travels to and from
-    Spark's executors.
+    Spark's executors. It also sets this process's pickle fall-back from
+    :data:`~bolts.codecs.pickle_fallback.FALL_BACK_KEY`: on when ``conf`` sets
+    the key to True, off otherwise (a conf without it turns it off again).
     """
+    pickle_fallback.set_fall_back(pickle_fallback.wants_fall_back(conf))
     for entry in (conf or {}).get(REGISTER_KEY) or ():
         if isinstance(entry, list | tuple) and len(entry) == 3 and isinstance(entry[0], type):
             register_class(*entry)
@@ -173,10 +180,13 @@ def _default(value: Any) -> Any:
     for plain, convert in _PLAIN:
         if isinstance(value, plain):
             return convert(value)
+    if pickle_fallback.fall_back_enabled():
+        return pickle_fallback.pickled_extension(value)
     msg = (
         f"cannot send {value!r:.200} ({type(value).__name__}) between tasks or store it: values must be "
         "None, bool, int, float, str, bytes, datetime, date, Tuple, PaneInfo, dataclasses, classes registered "
-        "with Config.register_serialization, or lists and dicts of these"
+        f"with Config.register_serialization, or lists and dicts of these; or set {FALL_BACK_KEY} "
+        "(Config.set_fall_back_on_java_serialization(True)) to send other objects by pickle"
     )
     raise TypeError(msg)
 
@@ -193,7 +203,12 @@ _PLAIN: tuple[tuple[type | tuple[type, ...], Any], ...] = (
 
 
 def from_extension(code: int, data: bytes) -> Any:
-    """The value :func:`extension` packed as ``(code, data)``; other codes come back as an inert ``ExtType``."""
+    """The value :func:`extension` (or the pickle fall-back) packed as ``(code, data)``.
+
+    A pickled object is unpickled only when this process's fall-back is on
+    (``TypeError`` naming the key otherwise); other codes come back as an
+    inert ``ExtType``.
+    """
     if code == TUPLE_EXT:
         values, fields, stream, source, source_task = unpack_value(data)
         return Tuple(values, Fields(fields), stream, source, source_task)
@@ -205,6 +220,8 @@ def from_extension(code: int, data: bytes) -> Any:
         return PaneInfo.from_data(unpack_value(data))
     if code == OBJECT_EXT:
         return object_from(data)
+    if code == PICKLE_EXT:
+        return pickle_fallback.unpickled(data)
     return msgpack.ExtType(code, data)
 
 

@@ -1,7 +1,7 @@
 # Ported from Apache Storm's examples/storm-starter/src/jvm/org/apache/storm/starter/bolt/: PrinterBolt.java,
-# SlidingWindowSumBolt.java, WordCountBolt.java, RollingCountBolt.java, AbstractRankerBolt.java,
-# IntermediateRankingsBolt.java and TotalRankingsBolt.java, one class each, in the Java files' structure and
-# method order.
+# SlidingWindowSumBolt.java, WordCountBolt.java, RollingCountBolt.java, RollingCountAggBolt.java,
+# AbstractRankerBolt.java, IntermediateRankingsBolt.java and TotalRankingsBolt.java, one class each, in the Java
+# files' structure and method order.
 #
 # The changes are spelling (overloaded constructors as default arguments, field initialisers in __init__, private
 # fields with a leading underscore, log4j's Logger as logging, abstract methods with abc), except:
@@ -181,6 +181,42 @@ class RollingCountBolt(BaseRichBolt):
         conf: dict[str, Any] = {}
         conf[Config.TOPOLOGY_TICK_TUPLE_FREQ_SECS] = self._emit_frequency_in_seconds
         return conf
+
+
+class RollingCountAggBolt(BaseRichBolt):
+    """Aggregates the counts of one object from several upstream bolt tasks (a partial key grouping splits them)."""
+
+    LOG = logging.getLogger("RollingCountAggBolt")
+    _collector: OutputCollector
+
+    def __init__(self) -> None:
+        # Mapping of key->upstreamBolt->count
+        self._counts: dict[Any, dict[int, int]] = {}
+
+    def prepare(self, topo_conf: dict[str, Any], context: TopologyContext, collector: OutputCollector) -> None:
+        """Keep the collector."""
+        self._collector = collector
+
+    def execute(self, tuple: Tuple) -> None:
+        """Keep the tuple's count as its source task's; emit the object with the sum over the source tasks."""
+        obj = tuple.get_value(0)
+        count = tuple.get_long(1)
+        source = tuple.get_source_task()
+        sub_counts = self._counts.get(obj)
+        if sub_counts is None:
+            sub_counts = {}
+            self._counts[obj] = sub_counts
+        # Update the current count for this object
+        sub_counts[source] = count
+        # Output the sum of all the known counts so for this key
+        sum = 0
+        for val in sub_counts.values():
+            sum += val
+        self._collector.emit([obj, sum])
+
+    def declare_output_fields(self, declarer: OutputFieldsDeclarer) -> None:
+        """Fields ``obj, count``."""
+        declarer.declare(Fields("obj", "count"))
 
 
 class AbstractRankerBolt(BaseBasicBolt, ABC):

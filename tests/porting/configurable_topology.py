@@ -6,8 +6,12 @@
 # - submit() runs the topology on Spark instead of StormSubmitter.submitTopology: a SparkRunner over the Spark session,
 #   working directory (the checkpoint goes under it), clock, placement and state the topology was made with (in
 #   Storm the cluster's storm.yaml says where a topology runs), as a bounded run (available_now) over what the spouts'
-#   files hold. It keeps the run's handle in `handle` (Storm's returns nothing but the exit code).
+#   files hold; a topology with an endless spout (a lambda spout) runs until the caller stops it, as Storm's
+#   LocalCluster runs until killed. It keeps the run's handle in `handle` (Storm's returns nothing but the exit code).
 # - parse() keeps Storm's `-conf <file>` argument, read as YAML into `conf` as Storm's loadConf does.
+# - main, which each Java subclass writes as `ConfigurableTopology.start(new X(), args)`, is this class's classmethod:
+#   it makes the subclass it is called on with the Spark session, working directory, clock, placement and state
+#   store, starts it, and returns the run's handle.
 """Storm's ``ConfigurableTopology``: a topology class with a ``conf`` that ``run(args)`` builds and submits."""
 
 from __future__ import annotations
@@ -46,6 +50,25 @@ class ConfigurableTopology(ABC):
         remaining_args = topology.parse(args)
         topology.run(remaining_args)
 
+    @classmethod
+    def main(cls, spark: SparkSession, work_dir: Path, clock: Callable[[], int], args: Sequence[str] = (), *,
+             mode: str = "driver", state: str | None = None) -> TopologyHandle:
+        """Start the port (Java's ``main``: ``start(new Port(), args)``); returns its run's handle.
+
+        ``RuntimeError`` when the topology was not submitted (``submit`` logs why).
+        """
+        topology = cls(spark, work_dir, clock, mode=mode, state=state)
+        ConfigurableTopology.start(topology, args)
+        if topology.handle is None:
+            msg = "the topology was not submitted (see the log)"
+            raise RuntimeError(msg)
+        return topology.handle
+
+    @staticmethod
+    def name_of(args: Sequence[str], default: str) -> str:
+        """The topology's name: ``args[0]``, or ``default`` without arguments (the storm-starter ports' first lines)."""
+        return args[0] if len(args) >= 1 else default
+
     @staticmethod
     def load_conf(resource: str, conf: Config) -> Config:
         """Add the YAML file ``resource`` to ``conf`` (its ``config`` map alone when that is its only key)."""
@@ -75,7 +98,9 @@ class ConfigurableTopology(ABC):
         try:
             runner = SparkRunner(self.spark, self.mode, self.state, conf=conf, clock=self.clock,
                                  checkpoint_location=self.work_dir / "checkpoint")
-            self.handle = runner.submit(name, builder.create_topology(), available_now=True)
+            topology = builder.create_topology()
+            bounded = all(spec.spout.supports_available_now for spec in topology.spouts.values())
+            self.handle = runner.submit(name, topology, available_now=bounded)
         except Exception:
             LOG.exception("Failed to submit topology %s", name)
             return -1

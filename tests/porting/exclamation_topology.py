@@ -10,11 +10,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
-
-from pyspark.sql import SparkSession
 
 from squall import (
     BaseRichBolt,
@@ -23,7 +20,6 @@ from squall import (
     OutputFieldsDeclarer,
     TopologyBuilder,
     TopologyContext,
-    TopologyHandle,
     Tuple,
 )
 from tests.porting.configurable_topology import ConfigurableTopology
@@ -32,16 +28,6 @@ from tests.porting.spout import TestWordSpout
 
 class ExclamationTopology(ConfigurableTopology):
     """This is a basic example of a Storm topology."""
-
-    @staticmethod
-    def main(spark: SparkSession, work_dir: Path, clock: Callable[[], int], args: Sequence[str] = ()) -> TopologyHandle:
-        """Start the topology; returns its handle (await it, then read its outputs)."""
-        topology = ExclamationTopology(spark, work_dir, clock)
-        ConfigurableTopology.start(topology, args)
-        if topology.handle is None:
-            msg = "the topology was not submitted (see the log)"
-            raise RuntimeError(msg)
-        return topology.handle
 
     def run(self, args: Sequence[str]) -> int:
         """Build the topology and submit it."""

@@ -7,13 +7,16 @@
 #   tests/porting/spout.py: the integers it would emit are written to files beforehand (RandomIntegerSpout.emit).
 # - The printer, a lambda that prints the tuple's first value, also emits it (field "avg"): in squall what no bolt
 #   subscribes to is the topology's output, which the run is checked against.
-# - main registers Averages with conf.register_serialization: it travels to the printer inside a tuple.
+# - main registers Averages with conf.register_serialization: it travels to the printer inside a tuple. With
+#   `java_serialization=True` main sets topology.fall.back.on.java.serialization instead, and Averages, a plain
+#   class as the Java one is a plain Serializable class, travels by pickle.
 # - initState logs the global average as Java's double division does, NaN for 0 / 0 (Python's raises).
 # - main takes the Spark session, a working directory and the run's clock besides `args`, and submits with a
 #   SparkRunner (a bounded run) instead of StormSubmitter; it returns the run's handle. The Java code names Redis as
 #   the state provider and leaves its settings to the defaults (localhost:6379), to be overridden with
 #   TOPOLOGY_STATE_PROVIDER_CONFIG: main sets that to `jedis_pool_config` when given (the test's redis-server).
-#   Submitting again with the same working directory (the checkpoint) resumes the topology where it stopped.
+#   Submitting again with the same working directory (the checkpoint) resumes the topology where it stopped. `mode`
+#   is the placement (Storm's cluster settings).
 """storm-starter's ``PersistentWindowingTopology``: window and global averages, the window persisted in Redis."""
 
 from __future__ import annotations
@@ -54,7 +57,8 @@ class PersistentWindowingTopology:
 
     @staticmethod
     def main(spark: SparkSession, work_dir: Path, clock: Callable[[], int], args: Sequence[str] = (), *,
-             jedis_pool_config: Mapping[str, Any] | None = None) -> TopologyHandle:
+             jedis_pool_config: Mapping[str, Any] | None = None, java_serialization: bool = False,
+             mode: str = "driver") -> TopologyHandle:
         """Create and deploy the topology; returns its handle (await it, then read its outputs)."""
         builder = TopologyBuilder()
 
@@ -84,13 +88,16 @@ class PersistentWindowingTopology:
         conf[Config.TOPOLOGY_STATE_PROVIDER] = "org.apache.storm.redis.state.RedisKeyValueStateProvider"
         if jedis_pool_config is not None:
             conf[Config.TOPOLOGY_STATE_PROVIDER_CONFIG] = json.dumps({"jedisPoolConfig": dict(jedis_pool_config)})
-        conf.register_serialization(PersistentWindowingTopology.Averages)
+        if java_serialization:
+            conf.set_fall_back_on_java_serialization(True)
+        else:
+            conf.register_serialization(PersistentWindowingTopology.Averages)
 
         topo_name = "test"
         if args is not None and len(args) > 0:
             topo_name = args[0]
         conf.set_num_workers(1)
-        runner = SparkRunner(spark, conf=conf, checkpoint_location=work_dir / "checkpoint", clock=clock)
+        runner = SparkRunner(spark, mode, conf=conf, checkpoint_location=work_dir / "checkpoint", clock=clock)
         return runner.submit(topo_name, builder.create_topology(), available_now=True)
 
     class Averages:

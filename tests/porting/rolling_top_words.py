@@ -11,22 +11,22 @@
 # - run() registers the Serializable tools with conf.register_serialization: Rankings and RankableObjectWithFields
 #   travel between tasks inside tuples, and the bolts keep their counts and rankings in SlidingWindowCounter,
 #   SlotBasedCounter and Rankings objects, which must travel with a task that moves to another process (in squall's
-#   distributed mode a task's next batch may run anywhere, rebuilt from the state store).
+#   distributed mode a task's next batch may run anywhere, rebuilt from the state store). Unless the conf sets
+#   topology.fall.back.on.java.serialization (as `-conf java-serialization.yaml` would): then the classes stay
+#   unregistered and travel by pickle, as Storm falls back on Java serialization for them.
 # - ConfigurableTopology is tests/porting/configurable_topology.py, whose submit() runs the topology on Spark (a
 #   bounded run) instead of StormSubmitter; main takes the Spark session, a working directory and the run's clock
-#   (the tick tuples follow it) besides `args`, and returns the run's handle. The Java constructor is private, as
+#   (the tick tuples follow it), and the placement and state store (Storm's cluster settings), besides `args`, and
+#   returns the run's handle. The Java constructor is private, as
 #   main alone makes the topology: here it is the base class's.
 """storm-starter's ``RollingTopWords``: the top 5 words over a 9 s sliding window, ranked in two stages."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
-from pyspark.sql import SparkSession
-
-from squall import Fields, TopologyBuilder, TopologyHandle
+from squall import Config, Fields, TopologyBuilder
 from tests.porting.bolt import IntermediateRankingsBolt, RollingCountBolt, TotalRankingsBolt
 from tests.porting.configurable_topology import ConfigurableTopology
 from tests.porting.spout import TestWordSpout
@@ -43,21 +43,9 @@ class RollingTopWords(ConfigurableTopology):
     LOG = logging.getLogger("RollingTopWords")
     TOP_N = 5
 
-    @staticmethod
-    def main(spark: SparkSession, work_dir: Path, clock: Callable[[], int], args: Sequence[str] = ()) -> TopologyHandle:
-        """Start the topology; returns its handle (await it, then read its outputs)."""
-        topology = RollingTopWords(spark, work_dir, clock)
-        ConfigurableTopology.start(topology, args)
-        if topology.handle is None:
-            msg = "the topology was not submitted (see the log)"
-            raise RuntimeError(msg)
-        return topology.handle
-
     def run(self, args: Sequence[str]) -> int:
         """Submits (runs) the topology, under the name ``args[0]`` (default ``slidingWindowCounts``)."""
-        topology_name = "slidingWindowCounts"
-        if len(args) >= 1:
-            topology_name = args[0]
+        topology_name = ConfigurableTopology.name_of(args, "slidingWindowCounts")
         builder = TopologyBuilder()
         spout_id = "wordGenerator"
         counter_id = "counter"
@@ -70,6 +58,13 @@ class RollingTopWords(ConfigurableTopology):
         builder.set_bolt(total_ranker_id, TotalRankingsBolt(self.TOP_N)).global_grouping(intermediate_ranker_id)
         self.LOG.info("Topology name: %s", topology_name)
 
-        for serializable in (Rankings, RankableObjectWithFields, SlidingWindowCounter, SlotBasedCounter):
-            self.conf.register_serialization(serializable)
+        register_tools(self.conf)
         return self.submit(topology_name, self.conf, builder)
+
+
+def register_tools(conf: Config) -> None:
+    """Register the Serializable tools, unless ``conf`` falls back on Java serialization (pickle) for them."""
+    if conf.get(Config.TOPOLOGY_FALL_BACK_ON_JAVA_SERIALIZATION):
+        return
+    for serializable in (Rankings, RankableObjectWithFields, SlidingWindowCounter, SlotBasedCounter):
+        conf.register_serialization(serializable)

@@ -59,10 +59,11 @@ def test_driver_mode_counts_every_word_of_the_sentences(spark, tmp_path):
 @pytest.mark.cluster
 def test_distributed_mode_on_two_executors_counts_every_word_with_state_on_redis(tmp_path, redis_url):
     occurrences = write_sentences(tmp_path)
-    args = {"master": "local-cluster[2,1,1024]", "topology": "word_count", "work_dir": str(tmp_path),
-            "name": f"word-count-{uuid.uuid4().hex[:6]}", "state": redis_url}
+    args = {"master": "local-cluster[2,1,1024]", "runs": [{"topology": "word_count", "work_dir": str(tmp_path),
+                                                           "name": f"word-count-{uuid.uuid4().hex[:6]}",
+                                                           "state": redis_url}]}
     proc = subprocess.run([sys.executable, "-m", "tests.porting.cluster_run", json.dumps(args)], cwd=REPO,
                           capture_output=True, text=True, timeout=600, check=False)
     assert proc.returncode == 0, proc.stderr[-6000:]
-    outputs = json.loads(proc.stdout.strip().splitlines()[-1])
+    (outputs,) = json.loads(proc.stdout.strip().splitlines()[-1])
     check_counts([tuple(o) for o in outputs], occurrences)

@@ -15,11 +15,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
-
-from pyspark.sql import SparkSession
 
 from squall import (
     BaseBasicBolt,
@@ -27,7 +24,6 @@ from squall import (
     Fields,
     OutputFieldsDeclarer,
     TopologyBuilder,
-    TopologyHandle,
     Tuple,
 )
 from tests.porting.bolt import WordCountBolt
@@ -37,17 +33,6 @@ from tests.porting.spout import RandomSentenceSpout
 
 class WordCountTopology(ConfigurableTopology):
     """This topology demonstrates Storm's stream groupings and multilang capabilities."""
-
-    @staticmethod
-    def main(spark: SparkSession, work_dir: Path, clock: Callable[[], int], args: Sequence[str] = (), *,
-             mode: str = "driver", state: str | None = None) -> TopologyHandle:
-        """Start the topology; returns its handle (await it, then read its outputs)."""
-        topology = WordCountTopology(spark, work_dir, clock, mode=mode, state=state)
-        ConfigurableTopology.start(topology, args)
-        if topology.handle is None:
-            msg = "the topology was not submitted (see the log)"
-            raise RuntimeError(msg)
-        return topology.handle
 
     def run(self, args: Sequence[str]) -> int:
         """Build the topology and submit it."""

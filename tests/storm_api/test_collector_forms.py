@@ -267,6 +267,22 @@ def test_a_function_is_a_bolt_as_storm_2s_lambdas_are(tmp_path):
         builder().set_bolt("e", Echo(), 1, "x")
 
 
+def test_storm_2s_set_bolt_overload_without_parallelism_takes_the_fields_after_the_function(tmp_path):
+    b = builder()
+    # Storm's setBolt(id, (tuple, collector) -> ..., "strValue", "intValue"): one task, two output fields.
+    b.set_bolt("shout", lambda t, collector: collector.emit([f"{t.get_value(1)}!", 999]), "strValue", "intValue") \
+        .shuffle_grouping("rate")
+    topology = b.create_topology()
+    assert topology.streams["shout"]["default"] == Fields("strValue", "intValue")
+    assert topology.parallelism("shout") == 1
+    assert sorted(o.values for o in run_driver(topology, tmp_path)) == [["1!", 999], ["2!", 999]]
+    with pytest.raises(TypeError, match=r"set_bolt: bolt 'one''s function must take \(tuple, collector\) to emit "
+                                        r"\['word'\]"):
+        builder().set_bolt("one", lambda t: None, "word")
+    with pytest.raises(TypeError, match=r"set_bolt: `parallelism` must be an int; got 'x' \(str\)"):
+        builder().set_bolt("e", Echo(), "x")
+
+
 def test_topology_debug_logs_every_emit_naming_bolt_task_and_stream(caplog):
     with caplog.at_level(logging.INFO, logger="squall.debug"):
         h = BoltHarness(Forms(), conf={"topology.debug": True})

@@ -88,7 +88,7 @@ def test_every_known_key_is_meaningful_or_has_no_effect_never_both():
     assert set(MEANINGFUL) | set(NO_EFFECT) == KNOWN_KEYS
     assert not set(MEANINGFUL) & set(NO_EFFECT)
     assert set(MEANINGFUL) == {Config.TOPOLOGY_DEBUG, Config.TOPOLOGY_TICK_TUPLE_FREQ_SECS, PROVIDER, PROVIDER_CONFIG,
-                               Config.TOPOLOGY_KRYO_REGISTER}
+                               Config.TOPOLOGY_KRYO_REGISTER, Config.TOPOLOGY_FALL_BACK_ON_JAVA_SERIALIZATION}
     assert all(reason.strip() for reason in NO_EFFECT.values())
     # Keys Storm reads outside Config.java, and Storm 1.x's, are accepted without a constant.
     assert {"topology.spout.max.batch.size", "topology.disruptor.batch.size"} <= KNOWN_KEYS - set(constants().values())
@@ -314,6 +314,31 @@ def test_the_runner_logs_the_keys_with_no_effect_once_on_one_warning_line(caplog
     assert "topology.workers (" in records[0].getMessage() and "topology.message.timeout.secs (" in \
         records[0].getMessage()
     assert runner.conf == conf and type(runner.conf) is dict
+
+
+def test_the_runner_warns_once_naming_the_fall_back_key_and_its_cost_when_a_conf_sets_it(caplog):
+    conf = Config()
+    conf.set_fall_back_on_java_serialization(True)
+    assert no_effect_keys(conf) == {}  # no longer a key with no effect
+    with caplog.at_level(logging.WARNING, logger="squall.config"):
+        SparkRunner(object(), conf=conf, checkpoint_location="ck")
+    records = [r for r in caplog.records if r.name == "squall.config"]
+    assert len(records) == 1 and records[0].levelno == logging.WARNING
+    assert records[0].getMessage().startswith("topology.fall.back.on.java.serialization is set: ")
+    assert "anyone who can write to the state store can run code" in records[0].getMessage()
+    caplog.clear()
+    conf.set_fall_back_on_java_serialization(False)
+    with caplog.at_level(logging.WARNING, logger="squall.config"):
+        SparkRunner(object(), conf=conf, checkpoint_location="ck")
+    assert not [r for r in caplog.records if r.name == "squall.config"]
+
+
+def test_the_fall_back_key_must_be_a_bool():
+    with pytest.raises(TypeError, match=r"^SparkRunner: conf\['topology.fall.back.on.java.serialization'\] must be "
+                                        r"True or False; got 'true' instead$"):
+        check_conf({Config.TOPOLOGY_FALL_BACK_ON_JAVA_SERIALIZATION: "true"})
+    with pytest.raises(TypeError, match=r"set_fall_back_on_java_serialization: `fallback` must be True or False"):
+        Config().set_fall_back_on_java_serialization(1)
 
 
 def test_the_runner_refuses_an_unknown_key_before_it_touches_spark():

@@ -158,6 +158,7 @@ class BatchLoop:
         self._run(batch_id, self.placement.source_of_table(table))
 
     def _run(self, batch_id: int, source: Any) -> None:
+        register_from_conf(self.conf)  # this topology's classes and fall-back key, whichever ran last in the process
         with self._lock, self._held():
             started = self.clock.started(batch_id)  # by this process or an earlier one (then Spark runs it again)
             now = self.clock.time_of(batch_id, self.totals.last_time_ms)
@@ -291,6 +292,7 @@ class BatchLoop:
         """
         if last is None or cut_off(last, self._tasks_ahead_of(last)) or not self.flush_record.begin(last):
             return
+        register_from_conf(self.conf)
         now = self.clock.time_of(last, None)
         start, times = self.counters_store.at_end(), self.counters_store.event_times_at_end()
         with self._held(), self._walked(None, None, now, start, times) as (walk, batch):
