@@ -108,7 +108,7 @@ def bolt_metrics(statuses: Iterable[TaskStatus], batch_ms: float) -> BoltMetrics
         tuples_in=sum(s.tuples_in for s in done), tuples_out=sum(s.tuples_out for s in done),
         windows_fired=sum(s.fired for s in done), late_tuples=sum(s.late for s in done),
         state_bytes=sum(s.state_bytes for s in done), batch_ms=batch_ms,
-        watermark=lowest_watermark(s.watermark for s in done),
+        watermark=lowest_watermark(s.watermark for s in done), tasks_built=sum(s.built for s in done),
     )
 
 
