@@ -11,15 +11,16 @@ SparkSession, one after the other:
 - squall: a Storm ``BaseWindowedBolt`` summing ``window.get()`` per key, the
   same bolt using ``window.to_arrow()`` and pyarrow's ``group_by``, and
   ``WindowedAggregateBolt(sum)`` with ``SlidingWindows``, in driver mode
-  (memory state) and distributed mode (Redis state), 2 tasks, fields grouping.
+  (memory state); the Storm bolt and the aggregate bolt in distributed mode
+  too (Redis state); 2 tasks, fields grouping.
 
 Spark is measured warm: one Spark run and one ceiling run are made first and
 thrown away (a JVM's first query pays class loading, JIT and code generation),
 then every engine runs ``--rounds`` times (3), interleaved in a rotating order,
 so a slow moment of the machine does not fall on one engine only. Every squall
 run is checked: the aggregate bolts' sums equal Spark's on every window Spark
-emitted; the Storm bolt's windows equal a ``BoltHarness`` run of the same
-batches; the columnar bolt's equal the Storm bolt's. Prints each engine's
+emitted; the Storm bolt's windows, in either mode, equal a ``BoltHarness``
+run of the same batches; the columnar bolt's equal the Storm bolt's. Prints each engine's
 median and min-max seconds, events/s, and its rate over warm Spark's and over
 the ceiling's; with ``--chart PATH`` also a bar chart of the medians (PNG, matplotlib).
 Then each engine's first batch apart from the rest (from the query's progress: the
@@ -223,9 +224,10 @@ def check_same(expected: list, got: list, name: str, against: str) -> None:
         raise SystemExit(f"{name}: windows differ from {against}'s")
 
 
-VARIANTS = ("storm-driver", "columnar-driver", "aggregate-driver", "aggregate-distributed")
+VARIANTS = ("storm-driver", "columnar-driver", "aggregate-driver", "storm-distributed", "aggregate-distributed")
 NAMES = {
     "storm-driver": "squall Storm bolt, driver",
+    "storm-distributed": "squall Storm bolt, distributed",
     "columnar-driver": "squall columnar bolt, driver",
     "aggregate-driver": "squall aggregate bolt, driver",
     "aggregate-distributed": "squall aggregate bolt, distributed",
@@ -278,7 +280,8 @@ def race(spark, data: Path, tables: list[Any], args: argparse.Namespace, url: st
     _, spark_sums, _ = run_spark(spark, data)  # the warm-up, discarded
     run_ceiling(spark, data)
     checks = [f"Spark emitted {len(spark_sums):,} windows"]
-    harness = None if args.no_harness or "storm-driver" not in args.only else harness_windows(storm_bolt(), tables)
+    wants_harness = {"storm-driver", "columnar-driver", "storm-distributed"}.intersection(args.only)
+    harness = None if args.no_harness or not wants_harness else harness_windows(storm_bolt(), tables)
 
     def spark_run() -> tuple[float, float]:
         elapsed, sums, first = run_spark(spark, data)
@@ -296,6 +299,10 @@ def race(spark, data: Path, tables: list[Any], args: argparse.Namespace, url: st
                 elapsed, out, first = run_squall(spark, data, storm_bolt(ColumnarKeyedSum))
                 check_same(harness if harness is not None else run_squall(spark, data, storm_bolt())[1], out,
                            "columnar bolt", "Storm bolt")
+            elif variant == "storm-distributed":
+                elapsed, out, first = run_squall(spark, data, storm_bolt(), "distributed", url)
+                check_same(harness if harness is not None else run_squall(spark, data, storm_bolt())[1], out,
+                           "Storm bolt, distributed", "BoltHarness" if harness is not None else "driver mode")
             elif variant == "aggregate-driver":
                 elapsed, out, first = run_squall(spark, data, aggregate_bolt())
                 check_sums(spark_sums, out, "aggregate bolt, driver")

@@ -124,6 +124,7 @@ def measure(executors: int, data: Path, state: str, rounds: int) -> dict[str, An
         outputs = [(o.task, list(o.values)) for o in handle.outputs()]
         check_sums(spark_sums, outputs, f"aggregate bolt, distributed, {executors} executors")
         facts.update(driver=per_batch(received), outputs=len(outputs))
+        facts.setdefault("built", []).append(tasks_built(handle))
         return elapsed, first_batch_s(handle.query)
 
     def sink_run() -> tuple[float, float]:
@@ -155,6 +156,11 @@ def measure(executors: int, data: Path, state: str, rounds: int) -> dict[str, An
                   f"(first batch {runs[name][-1][1]:.2f} s)", file=sys.stderr, flush=True)
     spark.stop()
     return {**facts, "runs": runs}
+
+
+def tasks_built(handle: Any) -> list[int]:
+    """How many of the bolt's tasks were built from the store in each batch (the rest were kept warm by a worker)."""
+    return [m.bolts["sum"].tasks_built for m in handle.metrics_history() if "sum" in m.bolts]
 
 
 def per_batch(received: list[tuple[int, int]]) -> list[dict[str, int]]:
@@ -217,6 +223,10 @@ def main() -> None:
           f"local-cluster[E,1,2048]; sums equal Spark's on all {results[0]['windows']:,} windows; Spark warmed up "
           f"first, then {args.rounds} interleaved rounds; x Spark: warm Spark's median over the engine's")
     print_times(results, events)
+    for r in results:
+        for i, built in enumerate(r.get("built", [])):
+            print(f"{r['executors']} executor(s), squall run {i + 1}: tasks built from the store per batch {built} "
+                  f"({sum(built)} of {TASKS * len(built)} task-batches; the others were kept by a warm worker)")
     last = results[-1]
     print(f"\nper batch, {last['executors']} executor(s): the batch's input, and what the driver received from "
           "the stages,")

@@ -2,10 +2,11 @@
 
 Every grouping is deterministic, so a replayed batch is routed exactly as the
 first time: shuffle (and ``local_or_shuffle`` and ``none``, which are shuffle
-here) is a round-robin per (source task, subscriber) whose position is part of
-the executor's state; fields grouping uses a stable hash of the grouped values
-(CRC-32 of their ``repr``, the same in every process, unlike Python's salted
-``hash``); partial-key grouping picks the less loaded of two hashed tasks, with
+here) is a round-robin per (source task, subscriber) whose position is kept
+with the batch loop's counters; fields grouping uses Spark's own ``hash()`` of
+the grouped values (:mod:`topologies.spark_hash`: the same in every process,
+unlike Python's salted ``hash``, and computed by Spark in the plan for a
+spout's rows); partial-key grouping picks the less loaded of two hashed tasks, with
 the loads kept beside the shuffle positions; global sends everything to task
 0, all to every task; direct sends each tuple where its ``emit_direct`` says;
 a custom grouping asks the user's :class:`CustomStreamGrouping`.
@@ -14,7 +15,6 @@ a custom grouping asks the user's :class:`CustomStreamGrouping`.
 from __future__ import annotations
 
 import hashlib
-import zlib
 from abc import ABC, abstractmethod
 from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from bolts.codecs.value_codec import class_name, pack_value
 from bolts.context import TopologyContext, TopologyLayout
 from bolts.tuples import DEFAULT_STREAM, Fields
+from topologies.spark_hash import spark_hash
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -333,8 +334,18 @@ class FieldsGrouping(Grouping):
 
 
 def fields_task(key: Sequence[Any], n: int) -> int:
-    """The task of a fields grouping for the grouped values ``key``: a stable hash modulo ``n``."""
-    return zlib.crc32(key_text(key).encode("utf-8")) % n
+    """The task of a fields grouping for the grouped values ``key``: ``pmod(hash(key...), n)``, Spark's own hash.
+
+    The same number Spark computes in a plan for a spout's key columns
+    (:func:`topologies.spark_hash.key_hash_column`), so a key goes to one task
+    whether a spout or a bolt emitted it, in every placement.
+    """
+    return spark_hash(key, _value_text) % n
+
+
+def _value_text(value: Any) -> str:
+    """The stable text a value that is no plain scalar is hashed by (see :func:`key_text`)."""
+    return key_text([value])
 
 
 def key_text(key: Sequence[Any]) -> str:

@@ -45,7 +45,10 @@ class BoltMetrics:
     key plus value bytes the tasks' commits wrote to the state store;
     ``batch_ms``: wall time of the bolt in this batch (in distributed mode, of
     the Spark job of its layer); ``watermark``: the bolt's lowest task watermark after the
-    batch (epoch ms; None when a task has none).
+    batch (epoch ms; None when a task has none); ``tasks_built``: its tasks
+    built from the store for this batch rather than kept warm from the one
+    before (a new process, a task that moved to another Python worker or
+    executor, a replay).
     """
 
     tuples_in: int = 0
@@ -55,13 +58,14 @@ class BoltMetrics:
     state_bytes: int = 0
     batch_ms: float = 0.0
     watermark: int | None = None
+    tasks_built: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """The figures as a JSON-ready dict."""
         return {
             "tuples_in": self.tuples_in, "tuples_out": self.tuples_out, "windows_fired": self.windows_fired,
             "late_tuples": self.late_tuples, "state_bytes": self.state_bytes,
-            "batch_ms": round(self.batch_ms, 3), "watermark": self.watermark,
+            "batch_ms": round(self.batch_ms, 3), "watermark": self.watermark, "tasks_built": self.tasks_built,
         }
 
 

@@ -328,7 +328,10 @@ class SparkRunner:
     ``checkpoint_location``): where terminal outputs are also written,
     as JSON lines per batch id that has outputs (no file for an empty batch).
     ``outputs_in_memory``: how many of the latest outputs a handle keeps for
-    :meth:`TopologyHandle.outputs` (``None``: all, for short runs only).
+    :meth:`TopologyHandle.outputs` (``None``: all, for short runs only; ``0``:
+    none, and a terminal stream that no other sink, ``output_dir`` or
+    ``on_output`` takes then goes nowhere: in distributed mode its tuples never
+    leave the executors).
     ``on_output(key, outputs)``: called where ``foreachBatch`` runs (the driver;
     under Spark Connect, the server's Python process) after each batch that has
     outputs (``key`` its batch id, ``"final"`` for the shutdown flush), again

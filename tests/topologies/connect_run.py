@@ -19,6 +19,7 @@ import json
 import os
 import sys
 import uuid
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -62,8 +63,8 @@ def main() -> None:
     from topologies.engine.placements.frames import SparkFrames
 
     class RecordingStages(SparkFrames):
-        def stage(self, frames, bolt, parallelism, fn, **options):
-            return super().stage(frames, bolt, parallelism, partial(recorded, str(runs), fn), **options)
+        def layer(self, stages, **options):
+            return super().layer([replace(st, fn=partial(recorded, str(runs), st.fn)) for st in stages], **options)
 
     work = Path(args["work"])
     runs = work / "runs"

@@ -26,7 +26,7 @@ from topologies.engine import BatchClock, batch_loop
 from topologies.engine.batch_layout import BatchLayout
 from topologies.engine.placements import chunks
 from topologies.engine.placements.chunks import OUT, STATUS
-from topologies.engine.placements.frames import SparkFrames
+from topologies.engine.placements.frames import LayerStage, SparkFrames
 from topologies.engine.placements.local_frames import LocalFrames
 from topologies.groupings import ShuffleGrouping
 
@@ -178,7 +178,7 @@ def test_each_task_of_a_spark_stage_runs_alone_in_its_partition_an_idle_one_too(
                 frame([chunk("x", 4, b"from b")])]
     for parallelism in (5, 8):
         engine = SparkFrames(spark)
-        out, rows = engine.stage(upstream, "x", parallelism, _where_it_ran)
+        out, rows = engine.layer([LayerStage(upstream, "x", parallelism, _where_it_ran)])
         ran = {task: unpack_value(p) for task, p in zip(rows.column("task").to_pylist(),
                                                          rows.column("payload").to_pylist(), strict=True)}
         assert sorted(ran) == list(range(parallelism))

@@ -30,7 +30,10 @@ class TaskStatus:
     counter its emissions moved; ``types``: ``(kept stream, the DDL of the
     types its values showed)`` of the streams a sink keeps on the executors;
     ``event_times``: ``(component, stream, largest event time)`` when the task
-    keeps Spark's watermark, else None.
+    keeps Spark's watermark, else None; ``received``: ``(spout, stream, rows)``
+    of the spout rows the task was given; ``built``: whether the task was built
+    from its store for this batch (not kept warm from an earlier one); ``run_ms``:
+    the wall time of the task's step (run, commit, routing of its emissions).
     """
 
     task: int
@@ -43,20 +46,26 @@ class TaskStatus:
     counters: tuple[tuple[str, str, int], ...] = ()
     types: tuple[tuple[str, str], ...] = ()
     event_times: tuple[tuple[str, str, int], ...] | None = None
+    received: tuple[tuple[str, str, int], ...] = ()
+    built: bool = False
+    run_ms: float = 0.0
 
     def pack(self) -> bytes:
         """The status as bytes (it travels from a Spark worker to the batch loop)."""
         times = None if self.event_times is None else [list(t) for t in self.event_times]
         return pack_value([self.task, self.watermark, self.fired, self.late, self.state_bytes, self.tuples_in,
-                           self.tuples_out, [list(c) for c in self.counters], [list(t) for t in self.types], times])
+                           self.tuples_out, [list(c) for c in self.counters], [list(t) for t in self.types], times,
+                           [list(r) for r in self.received], self.built, self.run_ms])
 
     @classmethod
     def unpack(cls, data: bytes) -> TaskStatus:
         """The status :meth:`pack` made ``data`` from."""
-        task, watermark, fired, late, written, tuples_in, tuples_out, counters, types, times = unpack_value(data)
+        (task, watermark, fired, late, written, tuples_in, tuples_out, counters, types, times, received, built,
+         run_ms) = unpack_value(data)
         return cls(task, watermark, fired, late, written, tuples_in, tuples_out,
                    tuple((s, b, n) for s, b, n in counters), tuple((s, t) for s, t in types),
-                   None if times is None else tuple((c, s, ts) for c, s, ts in times))
+                   None if times is None else tuple((c, s, ts) for c, s, ts in times),
+                   tuple((c, s, n) for c, s, n in received), built, run_ms)
 
     def event_time_maxima(self) -> dict[Stream, int] | None:
         """The task's largest event times per input stream (None when it keeps none)."""
@@ -99,7 +108,7 @@ def bolt_metrics(statuses: Iterable[TaskStatus], batch_ms: float) -> BoltMetrics
         tuples_in=sum(s.tuples_in for s in done), tuples_out=sum(s.tuples_out for s in done),
         windows_fired=sum(s.fired for s in done), late_tuples=sum(s.late for s in done),
         state_bytes=sum(s.state_bytes for s in done), batch_ms=batch_ms,
-        watermark=lowest_watermark(s.watermark for s in done),
+        watermark=lowest_watermark(s.watermark for s in done), tasks_built=sum(s.built for s in done),
     )
 
 

@@ -42,6 +42,7 @@ import pyarrow as pa
 from bolts.codecs.value_codec import register_from_conf
 from topologies.engine.batch_clock import BatchClock
 from topologies.engine.batch_layout import BatchLayout
+from topologies.engine.delivery.output_types import output_streams
 from topologies.engine.delivery.sink_delivery import SinkDelivery
 from topologies.engine.figures import EventTimes, RunTotals, TaskStatus, bolt_metrics, gather_event_times
 from topologies.engine.figures import lowest_watermark as lowest
@@ -121,6 +122,10 @@ class BatchLoop:
         self.layout = BatchLayout(topology)
         self.routing = RoutingTable.of(topology)
         self.layers = layers(topology)
+        read = sinks.read(output_streams(topology))
+        # Per bolt, its output streams no sink reads: their tuples go nowhere (nothing comes back for them).
+        self.dropped = {bolt: frozenset(s for s in streams if f"{bolt}:{s}" not in read and (bolt, s) not in
+                                        topology.subscribers) for bolt, streams in topology.streams.items()}
         self.generation = uuid.uuid4().hex  # a Spark worker's warm task of another submission is rebuilt
         self.counters_store = RouterCounters(backend, name)
         self.flush_record = FlushRecord(backend, name)
@@ -208,6 +213,7 @@ class BatchLoop:
             conf=self.conf, state_url=self.state_url, batch_id=batch_id, now_ms=now,
             watermark=lowest(m for up in ups for m in self.marks.get(up, [None])),
             event_times=dict(times.get(bolt, {})), after_flush=after_flush, kept=kept,
+            dropped=self.dropped.get(bolt, frozenset()),
         )
 
     def _fold(self, spec: StageSpec, statuses: list[TaskStatus], elapsed_ms: float, walk: Walk) -> None:

@@ -167,18 +167,21 @@ class RoutedSink(Protocol):
 
 def route_emissions(
     routing: RoutingTable, component: str, task: int, emissions: Sequence[Any], starts: Mapping[CounterKey, int],
-    sink: RoutedSink, kept: frozenset[str] | Mapping[str, Any] = frozenset(),
+    sink: RoutedSink, kept: frozenset[str] | Mapping[str, Any] = frozenset(), dropped: frozenset[str] = frozenset(),
 ) -> dict[CounterKey, int]:
     """Route a task's emissions of one batch, in order, into ``sink``; the shuffle counters they moved, at their end.
 
     Each emission is ``(stream, values)`` or ``(stream, values, task_id)`` (a
     direct one). A shuffle counts on from the counter in ``starts``. A stream in
     ``kept`` (a sink keeps it on the executors) and any stream nobody
-    subscribes to are outputs.
+    subscribes to are outputs; an output stream in ``dropped`` (no sink reads
+    it) goes nowhere.
     """
     moved: dict[CounterKey, int] = {}  # the counters this task moved; the rest stay as the batch started them
     counters = ChainMap(moved, dict(starts))
     for stream, values, *direct in emissions:
+        if stream in dropped:
+            continue
         if stream in kept:
             sink.output(component, task, stream, values, True)
         elif routing.is_output(component, stream):

@@ -18,6 +18,7 @@ it runs, so a failure never leaves a half-run task behind.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,7 +43,8 @@ class StageSpec:
     ``event_times``: the bolt's largest event times as the batch starts;
     ``after_flush``: the shutdown flush ran after the batch before
     (:meth:`BoltTask.resume_after_flush`); ``kept``: the bolt's streams a sink
-    keeps on the executors, with their types.
+    keeps on the executors, with their types; ``dropped``: its output streams
+    no sink reads, whose tuples go nowhere.
     """
 
     topology: str
@@ -59,6 +61,7 @@ class StageSpec:
     event_times: Mapping[tuple[str, str], int] = field(default_factory=dict)
     after_flush: bool = False
     kept: Mapping[str, StreamTypes] = field(default_factory=dict)
+    dropped: frozenset[str] = frozenset()
 
     @property
     def closing(self) -> bool:
@@ -162,8 +165,9 @@ def run_stage_task(spec: StageSpec, index: int, batch: TaskInput, routing: Routi
     The status carries the counters its emissions moved and, for each stream a
     sink keeps on the executors, the types its values showed.
     """
+    started, builds = time.perf_counter(), tasks.builds
     result = tasks.run(spec, index, batch, routing, starts)
-    moved = route_emissions(routing, spec.component, index, result.emissions, starts, sink, spec.kept)
+    moved = route_emissions(routing, spec.component, index, result.emissions, starts, sink, spec.kept, spec.dropped)
     types = []
     if spec.kept:
         for stream, columns in spec.kept.items():
@@ -171,9 +175,15 @@ def run_stage_task(spec: StageSpec, index: int, batch: TaskInput, routing: Routi
             if rows:
                 types.append((stream, shown_types(columns, rows)))
     times = None if result.event_times is None else tuple((c, s, ts) for (c, s), ts in result.event_times.items())
+    received: dict[tuple[str, str], int] = {}
+    for segment in batch.segments:
+        if routing.position[segment.source_component] == 0:  # a spout's rows
+            key = (segment.source_component, segment.stream)
+            received[key] = received.get(key, 0) + len(segment)
     return TaskStatus(index, result.watermark, result.fired, result.late, result.state_bytes, len(batch),
                       len(result.emissions), tuple((s, b, n) for (_, _, s, b), n in moved.items()), tuple(types),
-                      times)
+                      times, tuple((c, s, n) for (c, s), n in received.items()), tasks.builds > builds,
+                      (time.perf_counter() - started) * 1000)
 
 
 def shown_types(columns: StreamTypes, rows: list[list[Any]]) -> str:

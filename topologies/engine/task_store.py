@@ -30,6 +30,9 @@ OUTPUTS_KEY = b"o/batch"
 Figures = tuple[int, int]  # a task's windows fired and late tuples in one batch
 FIGURES_KEY = b"o/figures"  # [windows fired, late tuples] of the committed batch, reported again on a replay
 ROUTER = "__router"
+#: How tuples are assigned to tasks. 2: a fields grouping hashes with Spark's ``hash()`` (1, unrecorded: CRC-32).
+ROUTING_VERSION = 2
+_ROUTING_KEY = b"routing"
 
 
 def task_namespaces(topology: str, bolts: Mapping[str, Any]) -> list[str]:
@@ -137,9 +140,33 @@ class RouterCounters:
 
     def __init__(self, backend: StateBackend, topology: str) -> None:
         self.namespace = backend.namespace(namespace_name(topology, ROUTER))
+        self.topology = topology
+
+    def check_routing(self) -> None:
+        """``RuntimeError`` when the store's batches were routed otherwise than this squall routes them.
+
+        A fields grouping's key went to another task before routing version 2,
+        so each task's windows hold other keys than this squall would send it:
+        resuming would silently read windows that now belong to another task.
+        """
+        committed = self.namespace.committed_batch_id()
+        if committed is None:
+            return
+        data = self.namespace.get(_ROUTING_KEY)
+        version = 1 if data is None else int(data)
+        if version != ROUTING_VERSION:
+            msg = (
+                f"foreachBatch: topology {self.topology!r} committed batch {committed} with routing version "
+                f"{version}, and this squall routes with version {ROUTING_VERSION} (a fields grouping now sends a "
+                "key to pmod(Spark's hash(key), tasks)): its tasks' windows and state hold keys that now belong to "
+                "other tasks. Run it to its end with the squall that started it, or start it afresh: submit under "
+                "a new name, or delete its checkpoint directory and its state namespaces"
+            )
+            raise RuntimeError(msg)
 
     def start_of(self, batch_id: int) -> dict[CounterKey, int]:
         """The counters to start ``batch_id`` with: the ones it started with before, if it was committed."""
+        self.check_routing()
         committed = self.namespace.committed_batch_id()
         if committed is not None and committed > batch_id:
             msg = (
@@ -155,6 +182,7 @@ class RouterCounters:
 
     def at_end(self) -> dict[CounterKey, int]:
         """The counters the last committed batch ended with (what the shutdown flush starts from)."""
+        self.check_routing()
         return self._read(b"after")
 
     def event_times_of(self, batch_id: int) -> EventTimes:
@@ -177,7 +205,8 @@ class RouterCounters:
     def commit(self, batch_id: int, start: Mapping[CounterKey, int], end: Mapping[CounterKey, int],
                times_start: EventTimes | None = None, times_end: EventTimes | None = None) -> None:
         """Record the counters (and event times) ``batch_id`` started and ended with (nothing if committed already)."""
-        puts = {b"before": _pack_counters(start), b"after": _pack_counters(end)}
+        puts = {b"before": _pack_counters(start), b"after": _pack_counters(end),
+                _ROUTING_KEY: str(ROUTING_VERSION).encode()}
         if times_start or times_end:
             puts[b"times_before"] = _pack_times(times_start or {})
             puts[b"times_after"] = _pack_times(times_end or {})

@@ -30,7 +30,9 @@ DEFAULT_OUTPUTS_IN_MEMORY = 10_000
 class OutputLog:
     """The run's outputs in memory: batches in id order, then the flush; only the last ``keep`` of them.
 
-    ``keep`` None keeps all (short runs only). A replayed batch replaces its
+    ``keep`` None keeps all (short runs only); with ``keep`` 0 it reads no
+    stream (so a stream no other sink reads does not leave where its tuples
+    were emitted, and is not counted either). A replayed batch replaces its
     outputs and counts once (:attr:`count`); :attr:`trimmed` says whether
     older outputs were dropped.
     """
@@ -41,7 +43,7 @@ class OutputLog:
 
     def __init__(self, keep: int | None = DEFAULT_OUTPUTS_IN_MEMORY, streams: Collection[str] | None = None) -> None:
         self.keep = keep
-        self.streams = None if streams is None else frozenset(streams)
+        self.streams = frozenset() if keep == 0 else None if streams is None else frozenset(streams)
         self.batches: dict[OutputKey, list[Output]] = {}
         self.held = 0  # outputs in self.batches
         self.count = 0  # outputs recorded, a replayed batch counted once

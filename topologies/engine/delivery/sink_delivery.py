@@ -52,6 +52,12 @@ class SinkDelivery:
         self.spark = spark
         self.kept = frozenset(s for sink in self.sinks if sink.keeps_on_executors for s in (sink.streams or ()))
 
+    def read(self, outputs: Collection[str]) -> frozenset[str]:
+        """Which of the ``outputs`` streams (``"component:stream"``) some sink reads: the others go nowhere."""
+        if any(sink.streams is None for sink in self.sinks):
+            return frozenset(outputs)
+        return frozenset(outputs).intersection(s for sink in self.sinks for s in sink.streams or ())
+
     def write(self, batch: OutputBatch) -> None:
         """Give ``batch`` to every sink, in the order the runner was given them."""
         for sink in self.sinks:

@@ -29,7 +29,8 @@ and opens each state store once (:func:`worker_backend`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bolts.codecs.value_codec import pack_value, register_from_conf, unpack_value
@@ -179,24 +180,39 @@ def route_spout_partition(
     yield from sink.chunks.table().to_batches()
 
 
-def task_input(routing: RoutingTable, table: pa.Table) -> TaskInput:
-    """A task's input from its chunks, put in delivery order."""
+def task_input(routing: RoutingTable, spout_columns: Mapping[str, Sequence[str]], table: pa.Table) -> TaskInput:
+    """A task's input from its rows, put in delivery order: chunks, and spout rows Spark routed in the plan.
+
+    A routed spout row has no ``payload``: its values are in its spout's
+    columns (``spout_columns``: each spout's layout columns of its fields, in
+    order), and a run of them (one spout ``o3``, one Spark partition ``o2``)
+    becomes one Arrow segment.
+    """
+    import numpy as np
     import pyarrow.compute as pc
 
     ordered = table.take(pc.sort_indices(table, [(c, "ascending") for c in ("o1", "o2", "o3", "o4")]))
     batch = TaskInput()
-    rows = ordered.select(["source", "source_task", "stream", "o1", "payload"]).to_pylist()
-    for row in rows:
-        source, source_task = row["source"], row["source_task"]
-        if row["o1"] == 0:
-            stream = row["stream"]
-            batch.append_table(source, source_task, stream, routing.streams[source][stream], read_ipc(row["payload"]))
-            continue
-        for stream, values in unpack_value(row["payload"]):
-            batch.append_row(source, source_task, stream, routing.streams[source][stream], values)
+    raw = pc.is_null(ordered.column("payload")).to_numpy(zero_copy_only=False)
+    o2 = ordered.column("o2").to_numpy(zero_copy_only=False)
+    o3 = ordered.column("o3").to_numpy(zero_copy_only=False)
+    # A run: consecutive routed spout rows of one partition and spout; every chunk is a run of its own.
+    change = (raw[1:] != raw[:-1]) | (o2[1:] != o2[:-1]) | (o3[1:] != o3[:-1]) | ~raw[1:]
+    bounds = [0, *(np.flatnonzero(change) + 1).tolist(), len(raw)] if len(raw) else [0]
+    keys = ordered.select(["source", "source_task", "stream", "o1"])
+    for start, end in itertools.pairwise(bounds):
+        source, source_task, stream, o1 = (keys.column(i)[start].as_py() for i in range(4))
+        if raw[start]:
+            fields = routing.streams[source][stream]
+            rows = ordered.slice(start, end - start).select(list(spout_columns[source])).rename_columns(list(fields))
+            batch.append_table(source, source_task, stream, fields, rows)
+        elif o1 == 0:
+            payload = ordered.column("payload")[start].as_py()
+            batch.append_table(source, source_task, stream, routing.streams[source][stream], read_ipc(payload))
+        else:
+            for emitted_on, values in unpack_value(ordered.column("payload")[start].as_py()):
+                batch.append_row(source, source_task, emitted_on, routing.streams[source][emitted_on], values)
     return batch
-
-
 
 
 def worker_backend(url: str) -> StateBackend:
@@ -212,9 +228,10 @@ TASKS = TaskCache(worker_backend)  # this worker process's warm tasks
 
 
 def run_task_group(
-    spec: StageSpec, routing: RoutingTable, starts: Mapping[CounterKey, int], key: tuple[Any, ...], table: pa.Table,
+    spec: StageSpec, routing: RoutingTable, spout_columns: Mapping[str, Sequence[str]],
+    starts: Mapping[CounterKey, int], key: tuple[Any, ...], table: pa.Table,
 ) -> pa.Table:
-    """One task of a bolt's stage, in its Spark partition: run task ``key[0]`` on its chunks (``table``).
+    """One task of a bolt's stage, in its Spark partition: run task ``key[0]`` on its rows (``table``).
 
     The task runs as every placement runs one (:func:`~topologies.engine.stage.run_stage_task`:
     warm or rebuilt from its store, then committed; a batch its store holds
@@ -227,7 +244,7 @@ def run_task_group(
     register_from_conf(spec.conf)  # before the chunks' objects are read
     order = (routing.position[spec.component], task, 0, 0)
     sink = ChunkSink(order)
-    status = run_stage_task(spec, task, task_input(routing, table), routing, starts, TASKS, sink)
+    status = run_stage_task(spec, task, task_input(routing, spout_columns, table), routing, starts, TASKS, sink)
     chunks = sink.emitted(spec.component, task)
     chunks.add(STATUS, task, spec.component, task, "", order, status.pack())
     return chunks.table()

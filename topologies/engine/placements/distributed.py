@@ -1,18 +1,23 @@
 """The distributed placement: each layer's tasks run on Spark's executors; the batch loop sees status rows only.
 
-For each batch the spout rows are cut into per-task chunks with the
+For each batch, a spout's rows go from the scan into the shuffle of the layer
+that reads them, each row's task computed by Spark in the plan
+(:mod:`topologies.engine.placements.spout_plan`), or, for a spout whose
+subscribers' tasks Spark cannot compute, are cut into per-task chunks with the
 topology's groupings where Spark read them
-(:func:`~topologies.engine.placements.chunks.route_spout_partition`), and each
-layer is one Spark job: the chunks addressed to its bolts' tasks, shuffled so
-each task is alone in a partition, where a Python worker runs the task
-(:func:`~topologies.engine.placements.chunks.run_task_group`) and writes what
-it emitted as chunks for the next layers (:mod:`topologies.engine.placements.frames`).
+(:func:`~topologies.engine.placements.chunks.route_spout_partition`). Each
+layer is one Spark job: the rows addressed to its bolts' tasks, shuffled so
+each task is alone in a partition, where a Python worker runs the task (one
+Python pass per layer: :func:`~topologies.engine.placements.chunks.run_task_group`)
+and writes what it emitted as chunks for the next layers
+(:mod:`topologies.engine.placements.frames`).
 Tuples between layers never reach the batch loop: it receives each layer's
 terminal outputs and one status row per task, and waits for a layer to end
 before it starts the next, because a bolt's tasks take the lowest watermark of
 the tasks upstream. The spouts' frame is computed by the first layer that
 reads it, which also brings back the spouts' status rows and outputs; a frame
-is persisted only when a later job reads it again.
+(or the batch itself, read by several layers) is persisted only when a later
+job reads it again.
 
 Every task commits to the store every batch and resumes from it when the
 worker process that runs it does not hold it from the previous batch. A task
@@ -32,11 +37,12 @@ import pyarrow.compute as pc
 
 import topologies.engine.placements.chunks as chunks
 from bolts.codecs.value_codec import unpack_value
-from topologies.engine.batch_layout import BatchLayout
+from topologies.engine.batch_layout import PARTITION_COLUMN, SPOUT_COLUMN, BatchLayout
 from topologies.engine.figures import TaskStatus
 from topologies.engine.placements.base import LayerResult, SpoutCounts
 from topologies.engine.placements.frames import FrameEngine, LayerStage, SparkFrames
 from topologies.engine.placements.kept_outputs import KeptOutputs
+from topologies.engine.placements.spout_plan import SpoutPlan, with_row_numbers
 from topologies.engine.routing import CounterKey, RoutingTable
 from topologies.engine.stage import StageSpec, layers
 from topologies.failures import failure_in
@@ -69,16 +75,18 @@ class DistributedStages:
         self.layout = BatchLayout(topology)
         self.routing = RoutingTable.of(topology)
         self.engine: FrameEngine = frames if frames is not None else SparkFrames(spark)  # type: ignore[arg-type]
-        spouts = set(topology.spouts)
         self.layers = layers(topology)
-        # How many layers read the spouts' frame (the first computes it), and the bolts a later layer reads.
-        self.spout_readers = sum(any(spouts.intersection(topology.upstream(b)) for b in layer) for layer in self.layers)
-        self.read_later = {up for b in topology.order for up in topology.upstream(b)} - spouts
-        self._frames: dict[str, Any] = {}  # each component's frame of the batch; all spouts share one
+        self.spout_columns = {sid: [self.layout.column(i, j) for j in range(len(self.layout.fields[sid]))]
+                              for i, sid in enumerate(self.layout.spouts)}  # what a task needs of the layout
+        self.read_later = {up for b in topology.order for up in topology.upstream(b)} - set(topology.spouts)
+        self.plan: SpoutPlan | None = None  # which spouts Spark routes in the plan (from the first batch's schema)
+        self._frames: dict[str, Any] = {}  # each component's frame of the batch; the Python-routed spouts share one
         self._kept: list[Any] = []  # frames persisted for later jobs, released when the batch ends
         self._driver_rows: list[pa.Table] = []  # the rows each layer brought back, outputs and statuses
-        self._spouts: Any = None
+        self._source: Any = None  # the batch, when Spark routes some spout's rows in the plan
+        self._spouts: Any = None  # the Python-routed spouts' frame
         self._spouts_counted = False
+        self._counted: set[tuple[str, str]] = set()  # the in-plan spout streams counted in this batch
         self._seen: set[str] = set()  # the kept streams some task emitted rows of
 
     def _session(self, spark: SparkSession) -> None:
@@ -86,38 +94,65 @@ class DistributedStages:
             self.engine.spark = spark
 
     def source_of(self, df: DataFrame) -> Any:
-        """The micro-batch with each row's Spark partition: it stays on the executors."""
+        """The micro-batch with each row's Spark partition (and number in it): it stays on the executors."""
         self._session(df.sparkSession)
-        return self.layout.with_partition(df)
+        source = self.layout.with_partition(df)
+        if not self.engine.routes_spouts_in_plan:
+            return source
+        if self.plan is None:
+            self.plan = SpoutPlan.of(self.topology, self.layout, df.schema)
+        return with_row_numbers(source)
 
     def source_of_table(self, table: pa.Table) -> Any:
         """The spouts' rows of ``table``, read in one partition (a one-partition DataFrame for Spark's frames)."""
         if isinstance(self.engine, SparkFrames):
-            return self.engine.spark.createDataFrame(table).coalesce(1)
+            return self.source_of(self.engine.spark.createDataFrame(table.drop_columns([PARTITION_COLUMN])).coalesce(1))
         return table
 
     def begin(self, source: Any | None, starts: Mapping[CounterKey, int]) -> None:
-        """The spouts' frame of ``source``: computed by the first layer that reads it, kept if another reads it too."""
-        self._frames, self._kept, self._driver_rows, self._seen = {}, [], [], set()
-        self._spouts, self._spouts_counted = None, source is None
+        """Route the batch's spouts: Spark routes the in-plan ones for each layer; the others' frame is made once.
+
+        The frame is computed by the first layer that reads it (and kept if
+        another does too); the batch is kept when several jobs read it.
+        """
+        self._frames, self._kept, self._driver_rows, self._seen, self._counted = {}, [], [], set(), set()
+        self._source = self._spouts = None
+        self._spouts_counted = source is None
         if source is None:
             return
-        keep = self.spout_readers > 1
+        in_plan = self.plan.in_plan if self.plan is not None else frozenset()
+        python = [sid for sid in self.layout.spouts if sid not in in_plan]
+        readers = sum(bool(self.plan.subscriptions(layer)) for layer in self.layers) if in_plan else 0
+        frame_readers = sum(any(set(python).intersection(self.topology.upstream(b)) for b in layer)
+                            for layer in self.layers)
+        if readers:
+            keep = readers + bool(python) > 1
+            self._source = source.persist() if keep else source
+            self._kept += [self._source] if keep else []
+            source = self._source
+        if not python:
+            self._spouts_counted = True
+            return
+        if in_plan:
+            source = source.filter(source[SPOUT_COLUMN].isin([self.layout.spouts.index(sid) for sid in python]))
+        keep = frame_readers > 1
         self._spouts = self.engine.spouts(source, partial(chunks.route_spout_partition, self.layout, self.routing,
                                                           starts), keep=keep)
-        self._frames.update(dict.fromkeys(self.topology.spouts, self._spouts))
+        self._frames.update(dict.fromkeys(python, self._spouts))
         self._kept += [self._spouts] if keep else []
 
     def run_layer(self, stages: Sequence[StageSpec], starts: Mapping[CounterKey, int]) -> LayerResult:
         """The layer's stages in one Spark job; the spouts' driver rows come back with it if it computed them."""
         bids = [spec.component for spec in stages]
         layer = [LayerStage(self._inputs_of(spec.component), spec.component, spec.parallelism,
-                            partial(chunks.run_task_group, spec, self.routing, dict(starts))) for spec in stages]
+                            partial(chunks.run_task_group, spec, self.routing, self.spout_columns, dict(starts)))
+                 for spec in stages]
         reads_spouts = any(f is self._spouts for st in layer for f in st.frames)
         forward = self._spouts if reads_spouts and not self._spouts_counted else None
+        routed = None if self._source is None else self.plan.rows_for(self._source, bids, starts)  # type: ignore[union-attr]
         keep = any(bid in self.read_later for bid in bids) or any(spec.kept for spec in stages)
         try:
-            frame, rows = self.engine.layer(layer, forward=forward, keep=keep)
+            frame, rows = self.engine.layer(layer, spout_rows=routed, forward=forward, keep=keep)
         except Exception as err:
             failure = failure_in(err)  # a bolt's error on an executor: raised as the bolt raised it
             if failure is None:
@@ -135,6 +170,8 @@ class DistributedStages:
             mine = rows.filter(pc.equal(rows.column("source"), bid))
             result.statuses[bid] = [TaskStatus.unpack(p) for p in chunks.statuses_of(mine)]
             self._seen.update(f"{bid}:{stream}" for status in result.statuses[bid] for stream, _ in status.types)
+        if routed is not None:  # the in-plan spouts' rows, counted by the tasks that took them
+            result.spouts += self.plan.counts(bids, result.statuses, self._counted)  # type: ignore[union-attr]
         return result
 
     def _inputs_of(self, bolt: str) -> list[Any]:
@@ -161,4 +198,4 @@ class DistributedStages:
         """Unpersist the batch's frames."""
         kept, self._kept = self._kept, []
         self.engine.release(kept)
-        self._frames, self._driver_rows, self._spouts = {}, [], None
+        self._frames, self._driver_rows, self._spouts, self._source = {}, [], None, None

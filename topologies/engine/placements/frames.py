@@ -7,21 +7,23 @@ driver only the rows addressed to it (terminal outputs and status rows).
 :class:`SparkFrames` keeps every frame on the executors as a persisted
 DataFrame of :data:`routed.SCHEMA`, Arrow from the source to the tasks and
 back, with no ``sparkContext``, RDD or JVM gateway, so a classic and a Spark
-Connect session run it alike. The spouts' frame is ``mapInArrow`` over the
-batch's DataFrame. A bolt's frame is the chunks addressed to it in its
-upstream frames plus one *tick* row per task (its task number, every other
-column null: every task runs, an idle one too, so it moves its time), shuffled
-with ``repartition(parallelism, slot)`` where task ``i``'s slot is a number
-Spark's hash partitioning sends to partition ``i`` (:func:`task_slots`), so
-each task is alone in one Spark task; ``mapInArrow`` there groups the
-partition's rows by task, drops the ticks and runs the task.
+Connect session run it alike. A spout whose rows Spark routes itself (its
+grouping computed in the plan, :mod:`topologies.engine.placements.spout_plan`)
+reaches its layer straight from the scan; the others' frame is ``mapInArrow``
+over the batch's DataFrame (a Python pass cutting the rows into chunks).
 
-Bolts that do not read one another run as one *layer* in one job
-(:meth:`SparkFrames.layer`): every ``(bolt, task)`` of the layer takes one slot
-of one shuffle, so a topology of many bolts side by side (one per key
-space, say) costs one job per batch rather than one per bolt; the layer's
-frame holds every bolt's rows, and a reader filters them by target. A chain of
-bolts is a layer per bolt.
+A *layer* (bolts that do not read one another) is one job
+(:meth:`SparkFrames.layer`): the chunks addressed to its bolts in the upstream
+frames, the spout rows Spark routed to them, and one *tick* row per task (its
+bolt and task, every other column null: every task runs, an idle one too, so
+it moves its time), shuffled with ``repartition(total, slot)`` where each
+``(bolt, task)``'s slot is a number Spark's hash partitioning sends to a
+partition of its own (:func:`task_slots`), so each task is alone in one Spark
+task; ``mapInArrow`` there (one Python pass) groups the partition's rows by
+task, drops the ticks and runs the task. A topology of many bolts side by side
+(one per key space, say) costs one job per batch rather than one per bolt;
+the layer's frame holds every bolt's rows, and a reader filters them by
+target. A chain of bolts is a layer per bolt.
 
 One Spark job per layer: a layer's frame is computed by the action that
 collects its driver rows, and the first layer that reads the spouts' frame
@@ -49,12 +51,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache, partial, reduce
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 import topologies.engine.placements.chunks as routed
 from topologies.failures import TaskFailure
 from topologies.sinks.typed_outputs import StreamTypes, schema_ddl
+from topologies.spark_hash import spark_hash
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -75,7 +78,13 @@ class LayerStage:
 
 
 class FrameEngine(Protocol):
-    """Makes a batch's frames and returns each frame's rows for the driver."""
+    """Makes a batch's frames and returns each frame's rows for the driver.
+
+    ``routes_spouts_in_plan``: whether a layer may take spout rows routed by a
+    plan (``spout_rows``), rather than only frames of chunks.
+    """
+
+    routes_spouts_in_plan: bool
 
     def spouts(self, source: Any, fn: SpoutFn, keep: bool = True) -> Any:
         """The spouts' frame of ``source`` (the batch) by ``fn`` (computed when first used; kept for more readers)."""
@@ -85,20 +94,16 @@ class FrameEngine(Protocol):
         """The rows of ``frame`` addressed to the driver (terminal outputs and status rows)."""
         ...
 
-    def stage(self, frames: Sequence[Any], bolt: str, parallelism: int, fn: TaskFn, *,
-              forward: Any = None, keep: bool = True) -> tuple[Any, pa.Table]:
-        """A bolt's frame: ``fn`` per task over the chunks addressed to it in ``frames``; and its driver rows.
+    def layer(self, stages: Sequence[LayerStage], *, spout_rows: Any = None, forward: Any = None,
+              keep: bool = True) -> tuple[Any, pa.Table]:
+        """The bolts' stages (none reading another's frame) as one frame, and its driver rows.
 
-        The driver rows of ``forward`` (one of ``frames``) come back with the
-        stage's own; ``keep``: whether the frame is read again after this call.
-        """
-        ...
-
-    def layer(self, stages: Sequence[LayerStage], *, forward: Any = None, keep: bool = True) -> tuple[Any, pa.Table]:
-        """Several bolts' stages (none reading another's frame) as one frame, and its driver rows.
-
-        Each stage's chunks go to its tasks as :meth:`stage` sends them; the
-        frame holds every stage's rows (a reader filters by target).
+        Each task runs once on the chunks addressed to it in its stage's
+        ``frames`` and the rows of ``spout_rows`` (spout rows Spark routed,
+        :mod:`~topologies.engine.placements.spout_plan`) addressed to it; the
+        frame holds every stage's rows (a reader filters by target). The driver
+        rows of ``forward`` (one of the frames) come back with the layer's own;
+        ``keep``: whether the frame is read again after this call.
         """
         ...
 
@@ -115,33 +120,6 @@ class FrameEngine(Protocol):
         ...
 
 
-_SEED = 42  # Spark's Murmur3Hash seed, the one its hash partitioning uses
-
-
-def _mix_k1(k1: int) -> int:
-    k1 = (k1 * 0xCC9E2D51) & 0xFFFFFFFF
-    k1 = ((k1 << 15) | (k1 >> 17)) & 0xFFFFFFFF
-    return (k1 * 0x1B873593) & 0xFFFFFFFF
-
-
-def _mix_h1(h1: int, k1: int) -> int:
-    h1 ^= k1
-    h1 = ((h1 << 13) | (h1 >> 19)) & 0xFFFFFFFF
-    return (h1 * 5 + 0xE6546B64) & 0xFFFFFFFF
-
-
-def spark_hash_long(value: int) -> int:
-    """Spark's ``hash()`` of a ``bigint`` (Murmur3 x86 32-bit, seed 42), as a signed 32-bit int."""
-    h1 = _mix_h1(_mix_h1(_SEED, _mix_k1(value & 0xFFFFFFFF)), _mix_k1((value >> 32) & 0xFFFFFFFF))
-    h1 ^= 8
-    h1 ^= h1 >> 16
-    h1 = (h1 * 0x85EBCA6B) & 0xFFFFFFFF
-    h1 ^= h1 >> 13
-    h1 = (h1 * 0xC2B2AE35) & 0xFFFFFFFF
-    h1 ^= h1 >> 16
-    return h1 - (1 << 32) if h1 & 0x80000000 else h1
-
-
 @lru_cache(maxsize=64)
 def task_slots(parallelism: int) -> tuple[int, ...]:
     """Per task ``i``, the least ``bigint`` that ``repartition(parallelism, col)`` puts in partition ``i``.
@@ -153,7 +131,7 @@ def task_slots(parallelism: int) -> tuple[int, ...]:
     slots: dict[int, int] = {}
     candidate = 0
     while len(slots) < parallelism:
-        slots.setdefault(spark_hash_long(candidate) % parallelism, candidate)
+        slots.setdefault(spark_hash([candidate]) % parallelism, candidate)
         candidate += 1
     return tuple(slots[i] for i in range(parallelism))
 
@@ -192,36 +170,12 @@ def _run_task(fn: TaskFn, bolt: str, task: int, chunks: pa.Table) -> Iterator[pa
     yield from out.to_batches()
 
 
-def _run_tasks(fn: TaskFn, bolt: str, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """A bolt's stage in one Spark partition: ``fn`` per task, in task order, over its chunks (ticks dropped).
-
-    A tick row has only its task (``target`` is null); with no upstream frame
-    the rows are ticks alone, without the other columns. Rows addressed to the
-    driver (forwarded from the spouts' frame) pass through first, unchanged.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    parts = [b for b in batches if b.num_rows]
-    if not parts:
-        return
-    rows = pa.Table.from_batches(parts)
-    chunks = None
-    if "target" in rows.column_names:
-        target = rows.column("target")
-        yield from rows.filter(pc.not_equal(target, bolt)).select(routed.COLUMNS).to_batches()  # nulls: dropped
-        chunks = rows.filter(pc.equal(target, bolt)).select(routed.COLUMNS)
-        rows = rows.filter(pc.is_null(target))  # the ticks: one per task
-    for task in sorted(pc.unique(rows.column("task")).to_pylist()):
-        mine = routed.empty() if chunks is None else chunks.filter(pc.equal(chunks.column("task"), task))
-        yield from _run_task(fn, bolt, task, mine)
-
-
 def _run_layer_tasks(fns: Mapping[str, TaskFn], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """A layer's tasks in one Spark partition: each ``(bolt, task)`` whose tick is here runs on its chunks.
+    """A layer's tasks in one Spark partition: each ``(bolt, task)`` whose tick is here runs on its rows.
 
-    A tick row has no ``target`` and names its bolt in ``source``; a chunk's
-    ``target`` is its bolt. Rows for the driver (forwarded) pass through first.
+    A tick row has no ``target`` and names its bolt in ``source``; a chunk's or
+    a routed spout row's ``target`` is its bolt. Rows for the driver
+    (forwarded) pass through first.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -233,7 +187,7 @@ def _run_layer_tasks(fns: Mapping[str, TaskFn], batches: Iterator[pa.RecordBatch
     target = rows.column("target")
     mine = pc.is_in(target, value_set=pa.array(list(fns), pa.string()))
     yield from rows.filter(pc.and_(pc.is_valid(target), pc.invert(mine))).select(routed.COLUMNS).to_batches()
-    chunks = rows.filter(mine).select(routed.COLUMNS)
+    chunks = rows.filter(mine)
     ticks = rows.filter(pc.is_null(target))
     for bolt, task in sorted(set(zip(ticks.column("source").to_pylist(), ticks.column("task").to_pylist(),
                                      strict=True))):
@@ -241,40 +195,39 @@ def _run_layer_tasks(fns: Mapping[str, TaskFn], batches: Iterator[pa.RecordBatch
         yield from _run_task(fns[bolt], bolt, task, chunks.filter(at))
 
 
-def _slot(parallelism: int) -> Column:
-    """Each row's task slot (:func:`task_slots`), the column a stage is shuffled on.
-
-    A forwarded row's ``task`` is no task of the bolt (a spout partition's
-    number): ``pmod`` gives it some slot, where an index out of the array
-    would fail the query under ANSI mode.
-    """
-    from pyspark.sql import functions as F
-
-    slots = ", ".join(f"{s}L" for s in task_slots(parallelism))
-    return F.expr(f"element_at(array({slots}), CAST(pmod(task, {parallelism}) AS INT) + 1)")
-
-
 class SparkFrames:
     """Frames as persisted DataFrames computed on the executors (see the module docstring).
 
-    ``spark`` (classic or Connect) makes the tick rows when a stage has no
-    upstream frame (the shutdown flush); otherwise the frames' own session does.
+    ``spark`` (classic or Connect) makes the tick rows when a layer reads no
+    frame (the shutdown flush); otherwise the frames' own session does.
     """
+
+    routes_spouts_in_plan = True
 
     def __init__(self, spark: SparkSession) -> None:
         self.spark = spark
-        self._ticks: dict[int, tuple[SparkSession, DataFrame]] = {}  # per parallelism: its session, its tick rows
+        self._ticks: dict[tuple[tuple[str, int], ...], tuple[SparkSession, DataFrame]] = {}  # per layer
 
-    def ticks(self, session: SparkSession, parallelism: int) -> DataFrame:
-        """One row per task (its ``task`` only), made by one Spark task; made once per session and parallelism.
+    def ticks(self, session: SparkSession, stages: Sequence[LayerStage]) -> DataFrame:
+        """One row per ``(bolt, task)`` of the layer (``source`` and ``task``), made by one Spark task.
 
-        The same plan serves every batch (it reads nothing), which saves its
-        calls to Spark in each.
+        Made once per session and layer: the same plan serves every batch (it
+        reads nothing), which saves its calls to Spark in each.
         """
-        made = self._ticks.get(parallelism)
+        from pyspark.sql import functions as F
+
+        key = tuple((st.bolt, st.parallelism) for st in stages)
+        made = self._ticks.get(key)
         if made is None or made[0] is not session:
-            frame = session.range(0, parallelism, 1, 1).withColumnRenamed("id", "task")
-            made = self._ticks[parallelism] = (session, frame)
+            names = [st.bolt for st in stages for _ in range(st.parallelism)]
+            tasks = [t for st in stages for t in range(st.parallelism)]
+            row = F.col("id").cast("int") + 1
+            given = {"source": F.element_at(F.array(*(F.lit(n) for n in names)), row),
+                     "task": F.element_at(F.array(*(F.lit(t) for t in tasks)), row).cast("bigint")}
+            types = dict(column.split(" ") for column in routed.SCHEMA.split(", "))
+            frame = session.range(0, len(names), 1, 1).select(*(  # every column of a frame, the others null
+                given.get(c, F.lit(None).cast(types[c])).alias(c) for c in routed.COLUMNS))
+            made = self._ticks[key] = (session, frame)
         return made[1]
 
     def spouts(self, source: DataFrame, fn: SpoutFn, keep: bool = True) -> DataFrame:
@@ -286,61 +239,27 @@ class SparkFrames:
         frame = source.mapInArrow(fn, routed.SCHEMA)
         return frame.persist() if keep else frame
 
-    def stage(self, frames: Sequence[DataFrame], bolt: str, parallelism: int, fn: TaskFn, *,
+    def layer(self, stages: Sequence[LayerStage], *, spout_rows: DataFrame | None = None,
               forward: DataFrame | None = None, keep: bool = True) -> tuple[DataFrame, pa.Table]:
-        """The bolt's chunks and ticks shuffled so task ``i`` is alone in partition ``i``, run there, in one job.
-
-        ``forward``'s driver rows ride along in the frame and come back with
-        the stage's; the frame is persisted if ``keep``.
-        """
-        from pyspark.sql import functions as F
-
-        session = frames[0].sparkSession if frames else self.spark
-        inputs = self.ticks(session, parallelism)
-        if frames:
-            target = F.col("target")
-            chunks = reduce(lambda a, b: a.unionByName(b), (
-                f.filter((target == bolt) | target.isin(routed.OUT, routed.STATUS) if f is forward else target == bolt)
-                for f in frames))
-            inputs = chunks.unionByName(inputs, allowMissingColumns=True)
-        placed = inputs.repartition(parallelism, _slot(parallelism))
-        out = placed.mapInArrow(partial(_run_tasks, fn, bolt), routed.SCHEMA)
-        with fixed_plan(session):  # persist() plans the frame at once, the collect when it runs
-            if keep:
-                out = out.persist()
-            # A frame nobody reads again holds driver rows only: nothing to filter out.
-            return out, self.driver_rows(out, mixed=keep)
-
-    def layer(self, stages: Sequence[LayerStage], *, forward: DataFrame | None = None,
-              keep: bool = True) -> tuple[DataFrame, pa.Table]:
-        """Several bolts' stages in one job: every ``(bolt, task)`` alone in one partition of one shuffle.
+        """The layer's stages in one job: every ``(bolt, task)`` alone in one partition of one shuffle.
 
         Task ``t`` of the ``i``-th stage takes slot number ``offset_i + t``
         (:func:`task_slots` over all the layer's tasks); its ticks name the bolt
-        in ``source``. One stage is :meth:`stage`.
+        in ``source``.
         """
         from pyspark.sql import functions as F
 
-        if len(stages) == 1:
-            one = stages[0]
-            return self.stage(one.frames, one.bolt, one.parallelism, one.fn, forward=forward, keep=keep)
         frames = {id(f): f for st in stages for f in st.frames}
-        session = next(iter(frames.values())).sparkSession if frames else self.spark
-        offsets, total, names, tasks = {}, 0, [], []
+        given = next(iter(frames.values()), spout_rows)
+        session = given.sparkSession if given is not None else self.spark
+        offsets, total = {}, 0
         for st in stages:
             offsets[st.bolt] = total
             total += st.parallelism
-            names += [st.bolt] * st.parallelism
-            tasks += list(range(st.parallelism))
-        given = {
-            "source": F.element_at(F.array(*(F.lit(n) for n in names)), F.col("id").cast("int") + 1),
-            "task": F.element_at(F.array(*(F.lit(t) for t in tasks)), F.col("id").cast("int") + 1).cast("bigint"),
-        }
-        types = dict(column.split(" ") for column in routed.SCHEMA.split(", "))
-        ticks = session.range(0, total, 1, 1).select(*(  # every column of a frame, the others null
-            given.get(c, F.lit(None).cast(types[c])).alias(c) for c in routed.COLUMNS))
         target = F.col("target")
-        inputs = ticks
+        inputs = self.ticks(session, stages)
+        if spout_rows is not None:
+            inputs = spout_rows.unionByName(inputs, allowMissingColumns=True)
         for frame in frames.values():
             readers = [st.bolt for st in stages if any(f is frame for f in st.frames)]
             wanted = target.isin(*readers)
@@ -356,9 +275,10 @@ class SparkFrames:
         slots = F.array(*(F.lit(s).cast("bigint") for s in task_slots(total)))  # longs: task_slots hashes longs
         placed = inputs.repartition(total, F.element_at(slots, index.cast("int") + 1))
         out = placed.mapInArrow(partial(_run_layer_tasks, {st.bolt: st.fn for st in stages}), routed.SCHEMA)
-        with fixed_plan(session):
+        with fixed_plan(session):  # persist() plans the frame at once, the collect when it runs
             if keep:
                 out = out.persist()
+            # A frame nobody reads again holds driver rows only: nothing to filter out.
             return out, self.driver_rows(out, mixed=keep)
 
     def driver_rows(self, frame: DataFrame, mixed: bool = True) -> pa.Table:

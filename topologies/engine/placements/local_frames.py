@@ -23,7 +23,12 @@ if TYPE_CHECKING:
 
 
 class LocalFrames:
-    """Frames as Arrow tables made in this process; ``fresh_tasks`` empties the workers' cache before each task."""
+    """Frames as Arrow tables made in this process; ``fresh_tasks`` empties the workers' cache before each task.
+
+    It routes every spout's rows with the Python pass (:meth:`spouts`).
+    """
+
+    routes_spouts_in_plan = False
 
     def __init__(self, fresh_tasks: bool = False) -> None:
         self.fresh_tasks = fresh_tasks
@@ -37,12 +42,9 @@ class LocalFrames:
             pieces.extend(pa.Table.from_batches([b]) for b in fn(iter(rows.to_batches())))
         return pa.concat_tables(pieces)
 
-    def stage(self, frames: Sequence[pa.Table], bolt: str, parallelism: int, fn: TaskFn, *,
-              forward: pa.Table | None = None, keep: bool = True) -> tuple[pa.Table, pa.Table]:
-        """``fn`` for each task, in task order, over its chunks (none for an idle task); ``forward``'s driver rows too.
-
-        ``keep`` changes nothing here (tables are kept anyway).
-        """
+    def _stage(self, frames: Sequence[pa.Table], bolt: str, parallelism: int, fn: TaskFn,
+               forward: pa.Table | None = None) -> pa.Table:
+        """``fn`` for each task, in task order, over its chunks (none when idle); ``forward``'s driver rows too."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -52,17 +54,23 @@ class LocalFrames:
             if self.fresh_tasks:
                 routed.TASKS.tasks.clear()  # as a process that has never run the task: it comes from the store
             out.append(fn((pa.scalar(task),), rows.filter(pc.equal(rows.column("task"), task))))
-        frame = pa.concat_tables(out)
-        return frame, self.driver_rows(frame)
+        return pa.concat_tables(out)
 
-    def layer(self, stages: Sequence[LayerStage], *, forward: pa.Table | None = None,
-              keep: bool = True) -> tuple[pa.Table, pa.Table]:
-        """Each stage in turn (the first forwarding ``forward``'s driver rows), as one frame."""
+    def layer(self, stages: Sequence[LayerStage], *, spout_rows: pa.Table | None = None,
+              forward: pa.Table | None = None, keep: bool = True) -> tuple[pa.Table, pa.Table]:
+        """Each stage in turn (the first forwarding ``forward``'s driver rows), as one frame.
+
+        No spout rows come routed by a plan here (``spout_rows`` must be None):
+        every spout's rows are in a frame. ``keep`` changes nothing (tables are kept anyway).
+        """
         import pyarrow as pa
 
-        done = [self.stage(st.frames, st.bolt, st.parallelism, st.fn, forward=forward if not i else None)
-                for i, st in enumerate(stages)]
-        return pa.concat_tables([f for f, _ in done]), pa.concat_tables([rows for _, rows in done])
+        if spout_rows is not None:
+            msg = "LocalFrames.layer: spout rows routed by a plan need Spark; route them in a frame"
+            raise ValueError(msg)
+        frame = pa.concat_tables([self._stage(st.frames, st.bolt, st.parallelism, st.fn, forward if not i else None)
+                                  for i, st in enumerate(stages)])
+        return frame, self.driver_rows(frame)
 
     def driver_rows(self, frame: pa.Table) -> pa.Table:
         """The frame's rows addressed to the driver."""
