@@ -33,6 +33,7 @@ from topologies.topology import (
     Topology,
     check_bolt_inputs,
     check_direct,
+    check_retractions,
     check_subscription,
     topological_order,
 )
@@ -210,6 +211,7 @@ class TopologyBuilder:
             direct[bid] = bolt.direct_streams(bid)
             _check_ticks(bid, bolt)
         bolts: dict[str, BoltSpec] = {}
+        configured = {b: spec[0] for b, spec in self._bolts.items()}
         subscribers: dict[tuple[str, str], list[tuple[str, Grouping]]] = {}
         for bid, (bolt, parallelism, declarer) in self._bolts.items():
             if not declarer.subscriptions:
@@ -222,6 +224,7 @@ class TopologyBuilder:
             for sub in declarer.subscriptions:
                 check_direct(bid, sub, direct, sub.component in self._spouts)
             check_bolt_inputs(bid, bolt, inputs)
+            check_retractions(bid, bolt, inputs, configured)
             for sub in declarer.subscriptions:
                 subscribers.setdefault((sub.component, sub.stream), []).append((bid, sub.grouping))
             bolts[bid] = BoltSpec(bolt, parallelism, tuple(declarer.subscriptions))

@@ -35,6 +35,7 @@ from bolts.aggregate.spec import RETRACTION_FIELD, AggregateSpec
 from bolts.aggregate.windows import WindowId, WindowTable
 from bolts.task_input import Segment
 from bolts.timestamps import column_millis, is_timestamp_column
+from windowing.aggregators import is_columnar, read_fields
 from windowing.assigners import FixedWindows, GlobalWindows, SlidingWindows
 from windowing.triggers.base import Trigger
 from windowing.triggers.context import TriggerContext
@@ -66,7 +67,7 @@ def supports(spec: AggregateSpec) -> bool:
     return (
         type(spec.assigner) in (FixedWindows, SlidingWindows, GlobalWindows)
         and spec.timestamp_field is not None
-        and callable(getattr(spec.aggregator, "add_column", None))
+        and is_columnar(spec.aggregator)
     )
 
 
@@ -75,7 +76,7 @@ def takes(spec: AggregateSpec, segment: Segment) -> bool:
     table = segment.table
     if table is None or RETRACTION_FIELD in segment.fields:
         return False
-    needed = [spec.timestamp_field, *(spec.key_fields or ()), *getattr(spec.aggregator, "input_fields", ())]
+    needed = [spec.timestamp_field, *(spec.key_fields or ()), *(read_fields(spec.aggregator) or ())]
     if any(name not in segment.fields for name in needed):
         return False  # the per-tuple path names the missing field
     return is_timestamp_column(table.column(spec.timestamp_field))
@@ -368,7 +369,7 @@ def _add_rows(
     import pyarrow as pa
 
     spec, table = task.spec, segment.table
-    aggregator, fields = spec.aggregator, getattr(spec.aggregator, "input_fields", None)
+    aggregator, fields = spec.aggregator, read_fields(spec.aggregator)
     if fields is not None:  # only what it reads is taken (one column keeps the row count when it reads none)
         table = table.select(list(fields) or [spec.timestamp_field])  # type: ignore[union-attr]
     taken = table.take(pa.array(rows))  # type: ignore[union-attr]

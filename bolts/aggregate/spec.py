@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from bolts.errors import TupleError
 from windowing.accumulation import AccumulationMode
+from windowing.aggregators import read_fields
 from windowing.assigners import Sessions, TimeDifferenceWindows, WindowAssigner
 from windowing.triggers.base import Trigger
 from windowing.triggers.leaves import DefaultTrigger
@@ -121,7 +122,7 @@ class AggregateSpec:
             raise TupleError(msg) from exc
 
     def _check_fields(self, tup: Any) -> None:
-        for name in getattr(self.aggregator, "input_fields", ()):
+        for name in read_fields(self.aggregator) or ():
             if name not in tup.fields:
                 msg = (
                     f"WindowedAggregateBolt: the aggregator {self.aggregator!r} reads field {name!r}, "
@@ -132,7 +133,7 @@ class AggregateSpec:
         if retracting and not callable(getattr(self.aggregator, "retract", None)):
             msg = (
                 f"WindowedAggregateBolt: {tup!r} is a retraction but the aggregator {self.aggregator!r} "
-                "has no retract(acc, tuple); use one that can retract (count, sum, mean, collect)"
+                "has no retract(acc, tuple); use one that can retract (count, sum, mean, collect, distinct_count)"
             )
             raise TupleError(msg)
 

@@ -67,6 +67,15 @@ AGGREGATORS = [
     aggregators.collect("v"),
     ColumnOnlySum(),
 ]
+# The ranking and distinct aggregators (issue 36): ties broken by arrival, whole rows kept as dicts.
+RANKING = [
+    aggregators.top_n("v", 2),
+    aggregators.max_by("key", "v"),
+    aggregators.min_by(None, "v"),
+    aggregators.top_k("v", 2, ties="all", value=["key", "ts"]),
+    aggregators.top_k("v", 1),
+    aggregators.distinct_count("v"),
+]
 TRIGGERS = [
     None,
     Repeatedly(AfterCount(3)),
@@ -124,7 +133,7 @@ def task_of(bolt):
 @given(
     batches=st.lists(rows, min_size=1, max_size=6),
     assigner=st.sampled_from(ASSIGNERS),
-    aggregator=st.sampled_from(AGGREGATORS),
+    aggregator=st.sampled_from(AGGREGATORS + RANKING),
     trigger=st.sampled_from(TRIGGERS),
     mode=st.sampled_from(list(AccumulationMode)),
     lateness=st.sampled_from([0, 700]),
@@ -170,12 +179,34 @@ def test_only_fixed_sliding_and_global_windows_with_a_timestamp_field_and_add_co
     base = WindowedAggregateBolt(aggregators.sum("v")).with_timestamp_field("ts")
     assert supports(base.with_windows(FixedWindows(Duration(10))).build_spec("agg"))
     assert not supports(base.with_windows(Sessions(Duration(10))).build_spec("agg"))
-    top = (
-        WindowedAggregateBolt(aggregators.top_n("v", 2))
+    user = (
+        WindowedAggregateBolt(ColumnOnlySum())
         .with_windows(FixedWindows(Duration(10)))
         .with_timestamp_field("ts")
     )
-    assert not supports(top.build_spec("agg"))
+    assert supports(user.build_spec("agg"))  # a user's aggregator with add_column takes the fast path
+    per_tuple = (
+        WindowedAggregateBolt(PerTupleSum())
+        .with_windows(FixedWindows(Duration(10)))
+        .with_timestamp_field("ts")
+    )
+    assert not supports(per_tuple.build_spec("agg"))
+
+
+class PerTupleSum:
+    """A user's aggregator without ``add_column``: the per-tuple path."""
+
+    def create(self):
+        return 0
+
+    def add(self, acc, tup):
+        return acc + tup["v"]
+
+    def merge(self, accs):
+        return sum(accs)
+
+    def extract(self, acc):
+        return acc
 
 
 @pytest.mark.parametrize("aggregator", AGGREGATORS[:-1], ids=lambda a: type(a).__name__)
