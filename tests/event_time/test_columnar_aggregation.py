@@ -225,13 +225,13 @@ def test_groups_are_numbered_in_first_touch_order_whether_their_ids_are_dense_or
     # Sparse ids (many keys times many windows, few rows) take the sorting branch, dense ones the arrays.
     import numpy as np
 
-    from bolts.aggregate.columnar import _first_touch_groups
+    from bolts.aggregate.row_groups import first_touch_groups
 
     numbers: dict[int, int] = {}
     for i in ids:
         numbers.setdefault(i, len(numbers))
     firsts = [ids.index(i) for i in numbers]
-    group_of_pair, first_pair = _first_touch_groups(np.array(ids, np.int64) * spread)
+    group_of_pair, first_pair = first_touch_groups(np.array(ids, np.int64) * spread)
     assert group_of_pair.tolist() == [numbers[i] for i in ids]
     assert first_pair.tolist() == firsts
 
