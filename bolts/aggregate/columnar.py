@@ -37,7 +37,7 @@ from bolts.aggregate.windows import WindowId, WindowTable
 from bolts.task_input import Segment
 from bolts.timestamps import column_millis, is_timestamp_column
 from windowing.aggregators import is_columnar, read_fields
-from windowing.assigners import FixedWindows, GlobalWindows, SlidingWindows
+from windowing.assigners import FixedWindows, GlobalWindows, Sessions, SlidingWindows
 from windowing.triggers.base import Trigger
 from windowing.triggers.context import TriggerContext
 
@@ -66,7 +66,7 @@ class PlacingTask(Protocol):
 def supports(spec: AggregateSpec) -> bool:
     """Whether batches of this aggregation can be placed on columns (decided once, when the task is built)."""
     return (
-        type(spec.assigner) in (FixedWindows, SlidingWindows, GlobalWindows)
+        type(spec.assigner) in (FixedWindows, SlidingWindows, GlobalWindows, Sessions)
         and spec.timestamp_field is not None
         and is_columnar(spec.aggregator)
     )

@@ -37,6 +37,7 @@ from bolts.aggregate.columnar import place_segment, supports, takes
 from bolts.aggregate.firing import PaneEmitter
 from bolts.aggregate.holds import add_holds
 from bolts.aggregate.input_watermarks import InputWatermarks
+from bolts.aggregate.session_columns import PendingSessions
 from bolts.aggregate.spec import OUTPUT_FIELDS, SpecSource
 from bolts.aggregate.store import load, state_writes
 from bolts.aggregate.window_state import WindowState
@@ -44,10 +45,10 @@ from bolts.aggregate.windows import WindowId, WindowTable
 from bolts.collector import EmitSink, OutputCollector
 from bolts.errors import TupleError
 from bolts.task import BoltTask, TaskOptions
-from bolts.task_input import TaskInput
+from bolts.task_input import Segment, TaskInput
 from bolts.timestamps import tuple_timestamps
 from bolts.tuples import DEFAULT_STREAM, Tuple
-from windowing.assigners import END_OF_TIME, Sessions, Window
+from windowing.assigners import END_OF_TIME, Sessions
 from windowing.clock import ManualClock, PeriodicTimers
 from windowing.triggers.context import TriggerContext
 
@@ -103,7 +104,7 @@ class AggregateTask(BoltTask):
         self._read_ts = self._timestamp_reader()
         # Session tuples wait for the end of their batch: the batch's windows merge before any is placed.
         self._batched_sessions = isinstance(self.spec.assigner, Sessions) and self.spec.time_difference is None
-        self._pending: list[tuple[Tuple, tuple[Any, ...], int]] = []
+        self._held = PendingSessions()
         # What a batch added to each window of plain (not merging, not time-difference) windows, told to its
         # trigger and holds once when the batch closes: [window, tuples, lowest and highest held ts, any behind,
         # the key's output watermark].
@@ -168,10 +169,16 @@ class AggregateTask(BoltTask):
             super().execute_batch(batch)
             return
         for segment in batch.segments:
-            if takes(self.spec, segment) and place_segment(self, segment, self._watermark):
+            if takes(self.spec, segment) and self._place_columns(segment):
                 continue
             for tup in segment.tuples():
                 self.execute(tup)
+
+    def _place_columns(self, segment: Segment) -> bool:
+        """Place (sessions: hold until the batch closes) an Arrow segment on columns; False to go tuple by tuple."""
+        if self._batched_sessions:
+            return self._held.hold_segment(self, segment, self._watermark)
+        return place_segment(self, segment, self._watermark)
 
     def execute(self, tup: Tuple) -> None:
         """Add a tuple to its windows, drop it as late (counted; sent to the late stream when set), or reject it.
@@ -191,34 +198,12 @@ class AggregateTask(BoltTask):
             return
         self.marks.track((tup.source_component, tup.stream), ts)
         if self._batched_sessions:
-            self._hold_session_tuple(tup, key, ts)
+            self._held.hold_tuple(self, tup, key, ts, self._watermark)
             return
         try:
             self._place(tup, key, ts)
         except TupleError as error:  # refused by a window's accumulator (a str after ints in a max)
             self.reject(tup, error)
-
-    def _hold_session_tuple(self, tup: Tuple, key: tuple[Any, ...], ts: int) -> None:
-        """Keep a session tuple until the batch closes (a late one is dropped at once)."""
-        if self.table.expired(Window(ts, ts + self.spec.assigner.gap_ms), self._watermark):  # type: ignore[union-attr]
-            self._late(tup, ts)
-        else:
-            self._pending.append((tup, key, ts))
-
-    def _place_sessions(self) -> None:
-        """Place the batch's session tuples, their windows merged first as in Beam (``WindowTable.plan_sessions``)."""
-        pending, self._pending = self._pending, []
-        if not pending:
-            return
-        self.table.plan_sessions([(key, ts) for _, key, ts in pending], self._watermark)
-        try:
-            for tup, key, ts in pending:
-                try:
-                    self._place(tup, key, ts)
-                except TupleError as error:
-                    self.reject(tup, error)
-        finally:
-            self.table.plan_sessions([], self._watermark)
 
     def _place(self, tup: Tuple, key: tuple[Any, ...], ts: int) -> None:
         placed = self.table.place(key, ts, tup, self._watermark, self.clock.now())
@@ -297,7 +282,7 @@ class AggregateTask(BoltTask):
 
     def _settle(self) -> None:
         """Finish placing what the open batch added: held session tuples, and the deferred trigger and hold news."""
-        self._place_sessions()
+        self._held.place(self, self._watermark)
         if self._batch_adds:
             self._tell_batch_adds()
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, bisect_right, insort
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import count
 from numbers import Integral
@@ -137,9 +137,18 @@ class WindowTable:
         """Whether ``window`` is past its allowed lateness at ``watermark``."""
         return window.end + self.spec.allowed_lateness_ms <= watermark
 
+    @property
+    def touching(self) -> int:
+        """1 when sessions that only touch merge (Spark's rules), else 0: how far session bounds reach."""
+        return self._touching
+
     def create(self, key: Key, window: Window, acc: Any = _EMPTY) -> WindowState:
         """A new window (it must not exist), empty or holding ``acc``."""
-        ws = WindowState(key, window, self.spec.aggregator.create() if acc is _EMPTY else acc, self.seq)
+        return self._adopt(WindowState(key, window, self.spec.aggregator.create() if acc is _EMPTY else acc, 0))
+
+    def _adopt(self, ws: WindowState) -> WindowState:
+        """Put a window built aside into the table, as the next one created."""
+        ws.seq = self.seq
         self.seq += 1
         self._index(ws)
         if self.changes is not None:
@@ -239,7 +248,7 @@ class WindowTable:
             return Assignment([])
         proto = self._planned(key, proto)
         mine = self.by_key.get(key, {})
-        merged, absorbed = Sessions.merge_with(proto, self._sessions_overlapping(key, proto), self._touching == 1)
+        merged, absorbed = Sessions.merge_with(proto, self.sessions_overlapping(key, proto), self._touching == 1)
         if absorbed == [merged]:
             return Assignment([mine[merged]])  # the proto-session fits in an open session
         closed = mine.get(merged)
@@ -273,7 +282,7 @@ class WindowTable:
             if not self.expired(proto, watermark):
                 found = protos.setdefault(key, set())
                 found.add(proto)
-                found.update(self._sessions_overlapping(key, proto))
+                found.update(self.sessions_overlapping(key, proto))
         self.session_plan = {key: _merged_runs(found, self._touching) for key, found in protos.items()}
 
     def _planned(self, key: Key, proto: Window) -> Window:
@@ -284,7 +293,7 @@ class WindowTable:
         i = bisect_right(runs, proto.start, key=lambda w: w.start) - 1
         return runs[i] if i >= 0 and proto.end <= runs[i].end else proto
 
-    def _sessions_overlapping(self, key: Key, proto: Window) -> list[Window]:
+    def sessions_overlapping(self, key: Key, proto: Window) -> list[Window]:
         """The open sessions of ``key`` that ``proto`` overlaps, by bisection: O(log n + overlaps), not O(n)."""
         sessions = self.sessions.get(key, [])
         # Sessions never overlap, so sorted by start they are sorted by end too: the ones that
@@ -298,7 +307,13 @@ class WindowTable:
         return sessions[lo:hi]
 
     def _merge(self, key: Key, window: Window, sources: list[WindowState], watermark: int, now: int) -> WindowState:
-        """Replace the open sessions ``sources`` by one new window over ``window``, as Beam's Java runner does.
+        """Replace the open sessions ``sources`` by one new window over ``window`` (:meth:`merged_window`)."""
+        return self.install(self.merged_window(key, window, sources, watermark, now), sources)
+
+    def merged_window(
+        self, key: Key, window: Window, sources: list[WindowState], watermark: int, now: int
+    ) -> WindowState:
+        """The window over ``window`` that replaces the open sessions ``sources``, as Beam's Java runner merges.
 
         ``ReduceFnRunner.OnMergeCallback.onMerge``: values and trigger state are
         merged (``TriggerStateMachineRunner.onMerge`` over the merged windows only,
@@ -308,12 +323,12 @@ class WindowTable:
         parts' holds carried over keep the key's output watermark where it was, so
         that pane is ON_TIME or LATE by the output watermark like any other. When
         the merged trigger is finished at once the window is closed.
+
+        The window is built aside: neither it nor ``sources`` (nor their
+        accumulators or trigger states) change the table until :meth:`install`.
         """
         spec = self.spec
-        for ws in sources:
-            self.delete(ws)
-        merged = self.create(key, window)
-        merged.acc = spec.aggregator.merge([ws.acc for ws in sources])
+        merged = WindowState(key, window, spec.aggregator.merge([ws.acc for ws in sources]), -1)
         ctx = TriggerContext(
             merged.trigger, window_end=window.end, watermark=watermark, now=now, timers=merged.timers, merging=True
         )
@@ -331,6 +346,13 @@ class WindowTable:
                 merged.retractions.extend(ws.retractions)
                 if ws.last is not None:
                     merged.retractions.append([ws.window.start, ws.window.end, *ws.last])
+        return merged
+
+    def install(self, merged: WindowState, sources: Sequence[WindowState]) -> WindowState:
+        """Put ``merged`` (from :meth:`merged_window`) in the table in place of ``sources``."""
+        for ws in sources:
+            self.delete(ws)
+        self._adopt(merged)
         self.touch(merged)
         return merged
 

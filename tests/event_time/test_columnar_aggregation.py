@@ -129,6 +129,19 @@ def task_of(bolt):
     return task, emitted
 
 
+def feed_both(b, columnar, per_tuple):
+    """Batch ``b`` into both ``(task, emitted, input)``: the same panes, late tuples, drops and state after it."""
+    for task, _, batch_input in (columnar, per_tuple):
+        task.advance_to(1_000 * (b + 1))
+        if len(batch_input):
+            task.execute_batch(batch_input)
+        task.end_batch()
+    (ct, c_out, _), (pt, p_out, _) = columnar, per_tuple
+    assert c_out == p_out, f"batch {b}"
+    assert ct.snapshot() == pt.snapshot(), f"batch {b}"
+    assert (ct.late_tuples, ct.closed_window_drops) == (pt.late_tuples, pt.closed_window_drops), f"batch {b}"
+
+
 @settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "250")), deadline=None)
 @given(
     batches=st.lists(rows, min_size=1, max_size=6),
@@ -157,28 +170,21 @@ def test_columns_and_tuples_give_the_same_panes_late_tuples_and_state(
         as_columns = TaskInput()
         as_columns.append_table("spout", 0, "default", FIELDS, table)
         as_tuples = TaskInput.of([Tuple(row, FIELDS, "default", "spout", 0) for row in data])
-        for task, batch_input in ((columnar, as_columns), (per_tuple, as_tuples)):
-            task.advance_to(1_000 * (b + 1))
-            if len(batch_input):
-                task.execute_batch(batch_input)
-            task.end_batch()
-        assert columnar_out == per_tuple_out, f"batch {b}"
-        assert columnar.snapshot() == per_tuple.snapshot(), f"batch {b}"
-        assert (columnar.late_tuples, columnar.closed_window_drops) == (
-            per_tuple.late_tuples,
-            per_tuple.closed_window_drops,
-        )
+        feed_both(b, (columnar, columnar_out, as_columns), (per_tuple, per_tuple_out, as_tuples))
     columnar.close()
     per_tuple.close()
     assert columnar_out == per_tuple_out
 
 
-def test_only_fixed_sliding_and_global_windows_with_a_timestamp_field_and_add_column_take_columns():
-    from windowing import Sessions
+def test_fixed_sliding_global_and_session_windows_with_a_timestamp_field_and_add_column_take_columns():
+    from windowing import Sessions, TimeDifferenceWindows
 
     base = WindowedAggregateBolt(aggregators.sum("v")).with_timestamp_field("ts")
     assert supports(base.with_windows(FixedWindows(Duration(10))).build_spec("agg"))
-    assert not supports(base.with_windows(Sessions(Duration(10))).build_spec("agg"))
+    assert supports(base.with_windows(Sessions(Duration(10))).build_spec("agg"))
+    assert not supports(base.with_windows(TimeDifferenceWindows(Duration(10), Duration(5))).build_spec("agg"))
+    extracted = WindowedAggregateBolt(aggregators.sum("v")).with_timestamp_extractor(lambda t: t["ts"])
+    assert not supports(extracted.with_windows(Sessions(Duration(10))).build_spec("agg"))
     user = (
         WindowedAggregateBolt(ColumnOnlySum())
         .with_windows(FixedWindows(Duration(10)))
