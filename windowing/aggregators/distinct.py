@@ -55,16 +55,19 @@ class DistinctCount(FieldAggregator):
     def add_groups(self, accs: list[dict[Any, int]], rows: Any, groups: Any) -> list[dict[Any, int]]:
         """Count each group's values (None is skipped), in place: one Arrow ``group_by`` of ``(group, value)``.
 
-        Every value is checked before any accumulator changes (``TypeError`` for one
-        that cannot be a dict key).
+        New values enter an accumulator in the order of their first row, as ``add``
+        would put them. Every value is checked before any accumulator changes
+        (``TypeError`` for one that cannot be a dict key).
         """
+        import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
 
         column = column_of(rows, self.field)
         if _counts_by_arrow(column):
-            pairs = pa.table({"g": pa.array(groups), "v": column}).filter(pc.is_valid(column))
-            counted = pairs.group_by(["g", "v"], use_threads=False).aggregate([([], "count_all")])
+            pairs = pa.table({"g": pa.array(groups), "v": column, "r": np.arange(len(column))})
+            counted = (pairs.filter(pc.is_valid(column)).group_by(["g", "v"], use_threads=False)
+                       .aggregate([([], "count_all"), ("r", "min")]).sort_by("r_min"))
             found = zip(counted.column("g").to_pylist(), counted.column("v").to_pylist(),
                         counted.column("count_all").to_pylist(), strict=True)
         else:

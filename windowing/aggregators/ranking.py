@@ -72,7 +72,7 @@ class TopN(FieldAggregator):
     def add_groups(self, accs: list[list[Any]], rows: Any, groups: Any) -> list[list[Any]]:
         """Each group's values inserted into its list, the top ``n`` kept (None is skipped)."""
         column = column_of(rows, self.field)
-        if not total_order(column):  # floats with NaN: as add, one value at a time
+        if not total_order(column) or any(map(_holds_nan, accs)):  # NaN: as add, one value at a time
             out = []
             for acc, values in zip(accs, values_by_group(column, groups, len(accs)), strict=True):
                 for value in values:
@@ -93,6 +93,11 @@ class TopN(FieldAggregator):
     def extract(self, acc: list[Any]) -> list[Any]:
         """The values, largest first."""
         return list(acc)
+
+
+def _holds_nan(values: list[Any]) -> bool:
+    """Whether ``values`` hold a float NaN (which Python's comparisons do not order)."""
+    return any(v != v for v in values if isinstance(v, float))
 
 
 class RankedRows:
@@ -165,7 +170,7 @@ class RankedRows:
     def add_groups(self, accs: list[list[list[Any]]], rows: Any, groups: Any) -> list[list[list[Any]]]:
         """Each group's rows inserted into its accumulator: one stable sort of ``(group, by, row)``."""
         by = column_of(rows, self.by)
-        if not total_order(by):  # floats with NaN: as add, one row at a time
+        if not total_order(by) or any(_holds_nan([e[0] for e in acc]) for acc in accs):  # NaN: as add, row by row
             return self._fold_groups(accs, rows, groups, by)
         kept_groups, kept_rows = ranked(by, groups, len(accs), self.k, keep_ties=self.keep_ties, largest=self.largest)
         ranks = by.take(kept_rows).to_pylist()
