@@ -60,6 +60,11 @@ class _Recorder(EmitBuffer):
         """Record one emitted tuple (a direct one's task id is in ``BoltHarness.emitted_direct``)."""
         self.record(stream, values, task_id)
 
+    def extend(self, stream: str, rows: list[list[Any]]) -> None:
+        """Record many tuples emitted on ``stream`` at once, in order, each as :meth:`__call__` would."""
+        for values in rows:
+            self.record(stream, values, None)
+
 
 @dataclass(frozen=True)
 class _Committed:

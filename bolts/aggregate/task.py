@@ -133,8 +133,11 @@ class AggregateTask(BoltTask):
         self.prepare_bolt(conf, sink, self.output_streams)
         declared = self.output_streams.get(DEFAULT_STREAM)
         if declared is not None and len(declared) == len(OUTPUT_FIELDS):
-            # A pane has the declared stream's arity: the collector's checks cannot fail, so panes skip them.
+            # A pane has the declared stream's arity: the collector's checks cannot fail, so panes skip them,
+            # and go to the sink many at once when it takes them so.
             self.emitter.emit = partial(sink, DEFAULT_STREAM)
+            extend = getattr(sink, "extend", None)
+            self.emitter.emit_rows = None if extend is None else partial(extend, DEFAULT_STREAM)
         if not self._spark:  # Spark's watermark moves only at the end of a batch
             self.timers.every(self.spec.watermark_interval_ms, self._on_watermark_timer)
         if self.store is not None:
@@ -328,17 +331,20 @@ class AggregateTask(BoltTask):
         """With Spark's rules, the flush's no-data batch again, its panes dropped (the flush emitted them)."""
         if not self._spark:
             return
-        emit, self.emitter.emit = self.emitter.emit, _drop
+        emitter = self.emitter
+        emit, emit_rows = emitter.emit, emitter.emit_rows
+        emitter.emit, emitter.emit_rows = _drop, None
         try:
             self._move_watermark(self.marks.spark_watermark())
         finally:
-            self.emitter.emit = emit
+            emitter.emit, emitter.emit_rows = emit, emit_rows
 
     def _close_batch(self) -> None:
         """Place the batch's held session tuples, then consult every window the batch touched, in first-touch order."""
         self._settle()
         dirty, self.dirty = list(self.dirty), {}
         windows, watermark, quiet = self.table.windows, self._watermark, self._quiet_before_end
+        due = []
         for wid in dirty:
             ws = windows.get(wid)
             if ws is None:
@@ -349,28 +355,42 @@ class AggregateTask(BoltTask):
                 ws.batch_tuples = 0
                 self.table.touch(ws)
             else:
-                self._consult(ws)
+                due.append(ws)
+        self._consult_all(due)  # one window's consultation changes no other window
 
     def _consult(self, ws: WindowState) -> None:
         self._consult_all([ws])
 
     def _consult_all(self, due: list[WindowState]) -> None:
-        """:meth:`_consult` of each window in ``due``, in order (what stays the same for all is read once)."""
-        table, consult, watermark, now = self.table, self.emitter.consult, self._watermark, self.clock.now()
+        """:meth:`_consult` of each window in ``due``, in order (what stays the same for all is read once).
+
+        The panes decided go to the sink in one call at the end (``PaneEmitter.flush``);
+        when every window is expiring, their last panes are collected in bulk.
+        """
+        table, emitter, watermark = self.table, self.emitter, self._watermark
         lateness, marks, base = self.spec.allowed_lateness_ms, table.output_marks, table.output_base
         at_end_of_time = watermark >= END_OF_TIME
-        collect = self.emitter.collect if self.collect_unconsulted else None
-        for ws in due:
-            ws.batch_tuples = 0
-            expiring = at_end_of_time or ws.window.end + lateness <= watermark
-            if expiring and collect is not None:
-                collect(ws, watermark=watermark, output_wm=marks.get(ws.key, base))
-            else:
-                consult(ws, watermark=watermark, output_wm=marks.get(ws.key, base), now=now, expiring=expiring)
-            if expiring:
-                table.delete(ws)
-            else:
-                table.touch(ws)
+        try:
+            if self.collect_unconsulted and (at_end_of_time or all(ws.window.end + lateness <= watermark
+                                                                   for ws in due)):
+                emitter.collect_all(due, watermark=watermark, marks=marks, base=base)
+                table.delete_many(due)
+                return
+            now = self.clock.now()
+            for ws in due:
+                ws.batch_tuples = 0
+                expiring = at_end_of_time or ws.window.end + lateness <= watermark
+                if expiring and self.collect_unconsulted:
+                    emitter.collect(ws, watermark=watermark, output_wm=marks.get(ws.key, base))
+                else:
+                    emitter.consult(ws, watermark=watermark, output_wm=marks.get(ws.key, base), now=now,
+                                    expiring=expiring)
+                if expiring:
+                    table.delete(ws)
+                else:
+                    table.touch(ws)
+        finally:
+            emitter.flush()
 
     # Time ---------------------------------------------------------------------------------------
     def advance_to(self, now_ms: int) -> None:

@@ -204,6 +204,18 @@ class WindowTable:
         elif self._sessions:
             _discard(self.sessions, ws.key, ws.window)
 
+    def delete_many(self, windows: list[WindowState]) -> None:
+        """Forget each window of ``windows`` (:meth:`delete` of each)."""
+        if self._by_key:
+            for ws in windows:
+                self.delete(ws)
+            return
+        table, changes = self.windows, self.changes
+        for ws in windows:
+            del table[(ws.key, ws.window.start, ws.window.end)]
+            if changes is not None:
+                changes.forget(ws.seq)
+
     def restore(
         self, windows: list[WindowState], buckets: list[list[Any]], seq: int, output_marks: list[list[Any]]
     ) -> None:

@@ -164,12 +164,26 @@ def extension(value: Any) -> msgpack.ExtType | None:
         body = [list(value.values), value.fields.to_list(), value.stream, value.source_component, value.source_task]
         return msgpack.ExtType(TUPLE_EXT, pack_value(body))
     if isinstance(value, PaneInfo):
-        return msgpack.ExtType(PANE_EXT, pack_value(list(value)))
+        return _pane_extension(value)
     if isinstance(value, datetime):
         return msgpack.ExtType(DATETIME_EXT, value.isoformat().encode("utf-8"))
     if isinstance(value, date):
         return msgpack.ExtType(DATE_EXT, value.isoformat().encode("utf-8"))
     return object_extension(value)
+
+
+_PANE_EXTS: dict[PaneInfo, msgpack.ExtType] = {}  # few panes differ: each one's extension is packed once
+_MOST_PANE_EXTS = 4096
+
+
+def _pane_extension(pane: PaneInfo) -> msgpack.ExtType:
+    """The extension type of a ``PaneInfo`` (equal panes share one, packed once)."""
+    ext = _PANE_EXTS.get(pane)
+    if ext is None:
+        if len(_PANE_EXTS) >= _MOST_PANE_EXTS:
+            _PANE_EXTS.clear()
+        ext = _PANE_EXTS[pane] = msgpack.ExtType(PANE_EXT, pack_value(list(pane)))
+    return ext
 
 
 def _default(value: Any) -> Any:
