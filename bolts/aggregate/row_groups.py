@@ -1,7 +1,7 @@
 """Column kernels both columnar placements share: keys as codes, groups in first-touch order, rows into accumulators.
 
 :mod:`bolts.aggregate.columnar` (fixed, sliding and global windows) and
-:mod:`bolts.aggregate.session_columns` (session windows) place a batch's rows
+:mod:`bolts.aggregate.sessions.placing` (session windows) place a batch's rows
 with these; each gives what the per-tuple path gives row by row.
 """
 

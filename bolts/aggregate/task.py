@@ -37,7 +37,7 @@ from bolts.aggregate.columnar import place_segment, supports, takes
 from bolts.aggregate.firing import PaneEmitter
 from bolts.aggregate.holds import add_holds
 from bolts.aggregate.input_watermarks import InputWatermarks
-from bolts.aggregate.session_columns import PendingSessions
+from bolts.aggregate.sessions.placing import PendingSessions
 from bolts.aggregate.spec import OUTPUT_FIELDS, SpecSource
 from bolts.aggregate.store import load, state_writes
 from bolts.aggregate.window_state import WindowState

@@ -2,7 +2,7 @@
 
 Two tasks of the same bolt see the same batches. One gets each batch as Arrow
 segments (cut at random points; sometimes one of them as rows, which sends the
-batch one tuple at a time), placed by ``bolts.aggregate.session_columns``; the
+batch one tuple at a time), placed by ``bolts.aggregate.sessions.placing``; the
 other gets the rows as tuples, held and merged tuple by tuple. Panes (values,
 timestamps, pane info, retractions of merged sessions), late tuples,
 closed-window drops and the whole task state must be equal after every batch,

@@ -249,13 +249,12 @@ def session_runs(
     sorted_codes, sorted_ts = codes[order], ts[order]
     cut = np.r_[True, (sorted_codes[1:] != sorted_codes[:-1]) | (np.diff(sorted_ts) >= gap + reach)]
     firsts = np.flatnonzero(cut)
-    lasts = np.r_[firsts[1:], len(ts)] - 1
-    protos = zip(sorted_codes[firsts].tolist(), sorted_ts[firsts].tolist(), (sorted_ts[lasts] + gap).tolist(),
-                 strict=True)
+    ends = sorted_ts[np.r_[firsts[1:], len(ts)] - 1] + gap
+    protos = zip(sorted_codes[firsts].tolist(), sorted_ts[firsts].tolist(), ends.tolist(), strict=True)
     run_keys: list[int] = []
     windows: list[Window] = []
     absorbed: list[list[Window]] = []
-    run_of_proto = []
+    run_of_proto: list[int] = []
     for code, start, end in protos:
         window = Window(start, end)
         found = table.sessions_overlapping(keys[code], window) if keys[code] in table.sessions else []
