@@ -62,8 +62,9 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
         missing = [m for m in _AGGREGATOR_METHODS if not callable(getattr(aggregator, m, None))]
         if missing:
             msg = (
-                f"WindowedAggregateBolt: `aggregator` must have create/add/merge/extract; {aggregator!r} lacks "
-                f"{', '.join(missing)} (ready ones are in windowing.aggregators, e.g. aggregators.count())"
+                f"WindowedAggregateBolt: `aggregator` must have create/add/merge/extract (the protocol "
+                f"windowing.Aggregator); {aggregator!r} lacks {', '.join(missing)} (ready ones are in "
+                "windowing.aggregators, e.g. aggregators.count())"
             )
             raise TypeError(msg)
         if key_fields is not None:

@@ -5,7 +5,8 @@ folding ``add`` over each group's rows gives, on integer, string, float (NaN
 included) and timestamp columns, with nulls, from accumulators that already
 hold rows. ``add`` itself is checked against a brute-force reading of the
 documented rules (ties by arrival), ``merge`` against one fold over all rows,
-and accumulators must survive msgpack, as the store keeps them.
+and accumulators must survive msgpack, as the store keeps them. ``SQUALL_EXAMPLES``
+sets the number of examples of the property tests (300 by default).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import copy
 import itertools
 import math
+import os
 from datetime import UTC, datetime
 
 import numpy as np
@@ -79,7 +81,7 @@ def _same(a, b):
     return pack_value(a) == pack_value(b)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "300")), deadline=None)
 @given(st.sampled_from(NAMES), st.sampled_from(KINDS), rows_strategy, st.lists(st.integers(0, 9), max_size=4))
 def test_add_groups_and_add_column_equal_folding_add(name, kind, rows, seed):
     aggregator = make(name)
@@ -101,7 +103,7 @@ def test_add_groups_and_add_column_equal_folding_add(name, kind, rows, seed):
             assert _same(aggregator.add_column(copy.deepcopy(accs[g]), mine), expected[g])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "300")), deadline=None)
 @given(st.sampled_from(NAMES), rows_strategy, st.lists(st.integers(0, 40), max_size=3))
 def test_merging_parts_in_order_equals_one_fold(name, rows, cuts):
     aggregator = make(name)
@@ -120,7 +122,7 @@ def test_merging_parts_in_order_equals_one_fold(name, rows, cuts):
     assert aggregator.extract(merged) == aggregator.extract(whole)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "300")), deadline=None)
 @given(rows_strategy, st.integers(1, 4), st.sampled_from(["first", "all"]))
 def test_top_k_keeps_the_largest_ties_by_arrival(rows, k, ties):
     _, tuples = _table_and_tuples("int", rows)
