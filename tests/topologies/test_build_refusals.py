@@ -125,7 +125,7 @@ def test_an_aggregation_timestamp_field_the_stream_lacks():
 
 
 def test_an_aggregation_without_windows_on_tuples_that_carry_none():
-    bolt = WindowedAggregateBolt(aggregators.count())
+    bolt = WindowedAggregateBolt(aggregators.count()).with_timestamp_field("ts")
     refused(lambda b: b.set_bolt("x", bolt).shuffle_grouping("events"),
             "with_windows: bolt 'x' has no window assigner, so it takes each tuple's window from field "
             "'window_start', but events:default does not declare it")
