@@ -38,6 +38,7 @@ class PaneEmitter:
         # finishes (no state: merges leave it unfinished), so it is decided without a trigger context.
         self._at_end = type(spec.trigger) is DefaultTrigger
         self._retracts, self._discards = spec.mode.retracts, spec.mode.discards
+        self._filter = spec.pane_filter
 
     def consult(self, ws: WindowState, *, watermark: int, output_wm: int, now: int, expiring: bool) -> None:
         """Consult the trigger once; on garbage collection emit the window's final pane.
@@ -103,6 +104,8 @@ class PaneEmitter:
             key = key_out(ws.key)
             if retracts:
                 self._retract(key, ws)
+            if self._filter is not None and not self._filter(ws.acc):
+                continue  # a pane the filter refuses: only the retractions of what stood for the window
             rows.append([key, window.start, window.end, extract(ws.acc), self._timestamp(ws), pane, False])
 
     def _retract(self, key: Any, ws: WindowState) -> None:
@@ -150,6 +153,9 @@ class PaneEmitter:
             wanted_on_time = pane.timing == Timing.ON_TIME and spec.on_time_behavior == "fire_always"
             if not wanted_on_time and not (is_last and spec.closing_behavior == "fire_always"):
                 return
+        if self._filter is not None and not self._filter(ws.acc):
+            self._withdraw(ws, keep)
+            return
         value = spec.aggregator.extract(ws.acc)
         if spec.fire_only_updated and not is_last and ws.last is not None and ws.last[0] == value:
             return
@@ -165,6 +171,19 @@ class PaneEmitter:
         ws.has_new = False
         if self._discards:
             ws.acc = spec.aggregator.create()
+
+    def _withdraw(self, ws: WindowState, keep: bool) -> None:
+        """A pane ``pane_filter`` refuses: not emitted, and the window keeps its data for its next pane.
+
+        When the mode retracts, what stood for the window is retracted now (its
+        last pane, and merged windows' last panes), since no pane replaces it;
+        its pane history is left as it was, so pane indexes count emitted panes.
+        """
+        if not self._retracts or (ws.last is None and not ws.retractions):
+            return
+        self._retract(self.spec.key_out(ws.key), ws)
+        if keep:
+            ws.last, ws.retractions = None, []
 
     def _timestamp(self, ws: WindowState) -> int:
         """The pane's output timestamp: from the holds of its tuples, else the window's last timestamp.

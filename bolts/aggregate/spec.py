@@ -31,6 +31,10 @@ class AggregateSpec:
     ``allowed_lateness_ms`` is the lateness horizon: a tuple whose windows all
     end at or before ``watermark - allowed_lateness`` is dropped, and a window's
     state is deleted once the watermark reaches ``end + allowed_lateness``.
+    ``pane_filter``: when set, a pane is emitted only when it is true of the
+    window's accumulator; a pane it refuses is not emitted, the window keeps its
+    data, and when the mode retracts the window's last emitted pane is retracted
+    (nothing stands for the window any more).
     ``spark_watermark_policy``: None for squall's own watermark rules, or
     ``"min"``/``"max"`` for Spark's (``with_spark_semantics``), combining the
     inputs' watermarks as Spark's multiple-watermark policy does.
@@ -50,6 +54,8 @@ class AggregateSpec:
     lag_ms: int = 0
     watermark_interval_ms: int = 1000
     fire_only_updated: bool = False
+    # A pane is emitted only when pane_filter(acc) is true (None: every pane); WindowedJoinBolt's matched_only.
+    pane_filter: Callable[[Any], bool] | None = None
     late_tuple_stream: str | None = None
     spark_watermark_policy: str | None = None
     # The Fields of the last tuple whose fields passed the aggregator's check (tuples of one stream share theirs).
