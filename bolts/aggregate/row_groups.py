@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from windowing.aggregators import read_fields
+from windowing.arrow_values import python_values
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,7 +32,7 @@ def key_codes(spec: AggregateSpec, table: pa.Table) -> tuple[np.ndarray, list[tu
         encoded = pc.dictionary_encode(table.column(name).combine_chunks(), null_encoding="encode")
         size = len(encoded.dictionary)
         codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        dictionaries.append((encoded.dictionary.to_pylist(), size))
+        dictionaries.append((python_values(encoded.dictionary), size))  # keys as a Tuple holds them
         combined = codes if combined is None else combined * size + codes
     if len(dictionaries) == 1:  # the dictionary holds exactly the values present: its codes are the keys'
         return combined, [(value,) for value in dictionaries[0][0]]

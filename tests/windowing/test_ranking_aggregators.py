@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from bolts import Fields, Tuple
 from bolts.codecs.value_codec import pack_value, unpack_value
 from windowing import aggregators
+from windowing.arrow_values import python_values
 
 FIELDS = Fields("key", "p", "v")
 KINDS = ["int", "str", "float", "timestamp"]
@@ -72,7 +73,8 @@ def _table_and_tuples(kind, rows):
     table = pa.table({"key": pa.array([d[0] for d in data], pa.string()),
                       "p": pa.array([d[1] for d in data], _arrow_type(kind)),
                       "v": pa.array([d[2] for d in data], pa.int64())})
-    values = list(zip(*(table.column(i).to_pylist() for i in range(3)), strict=True)) if data else []
+    # The tuples a task builds from the table (zoned timestamps in UTC, as windowing.arrow_values reads them).
+    values = list(zip(*(python_values(table.column(i)) for i in range(3)), strict=True)) if data else []
     return table, [Tuple(list(vs), FIELDS) for vs in values]
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from windowing.arrow_values import python_values
+
 
 def column_of(rows: Any, field: str) -> Any:
     """The column ``field`` of ``rows`` as one Arrow array (chunks combined)."""
@@ -48,7 +50,7 @@ def grouped(column: Any, groups: Any, count: int, how: str) -> list[Any]:
         return grouped_numbers(column, groups, count, how)
     table = pa.table({"g": pa.array(groups), "v": column}).group_by("g").aggregate([("v", how)])
     out: list[Any] = [None] * count
-    for g, value in zip(table.column("g").to_pylist(), table.column(f"v_{how}").to_pylist(), strict=True):
+    for g, value in zip(table.column("g").to_pylist(), python_values(table.column(f"v_{how}")), strict=True):
         out[g] = value
     return out
 
@@ -80,7 +82,7 @@ def grouped_numbers(column: Any, groups: Any, count: int, how: str) -> list[Any]
 def values_by_group(column: Any, groups: Any, count: int) -> list[list[Any]]:
     """The non-null values of each group, in row order."""
     out: list[list[Any]] = [[] for _ in range(count)]
-    for value, g in zip(column.to_pylist(), groups.tolist(), strict=True):
+    for value, g in zip(python_values(column), groups.tolist(), strict=True):
         if value is not None:
             out[g].append(value)
     return out
@@ -110,7 +112,7 @@ def add_grouped(accs: list[Any], column: Any, groups: Any) -> list[Any]:
 
 def present_values(column: Any) -> list[Any]:
     """The non-null values, in order."""
-    return [v for v in column.to_pylist() if v is not None]
+    return [v for v in python_values(column) if v is not None]
 
 
 def add_values(acc: Any, column: Any) -> Any:

@@ -7,6 +7,7 @@ from typing import Any
 
 from windowing.aggregators.basic import FieldAggregator
 from windowing.aggregators.columns import column_of
+from windowing.arrow_values import python_values
 
 
 def _counts_by_arrow(column: Any) -> bool:
@@ -68,10 +69,10 @@ class DistinctCount(FieldAggregator):
             pairs = pa.table({"g": pa.array(groups), "v": column, "r": np.arange(len(column))})
             counted = (pairs.filter(pc.is_valid(column)).group_by(["g", "v"], use_threads=False)
                        .aggregate([([], "count_all"), ("r", "min")]).sort_by("r_min"))
-            found = zip(counted.column("g").to_pylist(), counted.column("v").to_pylist(),
+            found = zip(counted.column("g").to_pylist(), python_values(counted.column("v")),
                         counted.column("count_all").to_pylist(), strict=True)
         else:
-            found = ((g, v, 1) for g, v in zip(groups.tolist(), column.to_pylist(), strict=True) if v is not None)
+            found = ((g, v, 1) for g, v in zip(groups.tolist(), python_values(column), strict=True) if v is not None)
         found = list(found)
         for _, value, _ in found:
             hash(value)  # TypeError before any accumulator changes

@@ -117,7 +117,8 @@ class ColumnarAggregator(Aggregator, Protocol):
             rows: the rows of one window from one batch, in arrival order, as a
                 ``pyarrow.Table`` whose columns are named as the input fields and
                 typed as the source gives them (a Spark ``TIMESTAMP`` is an Arrow
-                timestamp, whose ``as_py()`` is the ``datetime`` a ``Tuple`` holds).
+                timestamp with a zone; ``windowing.arrow_values.python_values`` of a
+                column gives the ``datetime`` values a ``Tuple`` holds, in UTC).
                 It holds at least the columns of ``input_fields`` (possibly no other),
                 every field when ``input_fields`` is None, and at least one row.
 

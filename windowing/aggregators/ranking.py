@@ -31,6 +31,7 @@ from windowing.aggregators.ranks import (
     read,
     total_order,
 )
+from windowing.arrow_values import python_values
 
 TIES = ("first", "all")
 
@@ -80,7 +81,7 @@ class TopN(FieldAggregator):
                 out.append(acc)
             return out
         kept_groups, kept_rows = ranked(column, groups, len(accs), self.n, keep_ties=False, largest=True)
-        values = column.take(kept_rows).to_pylist()
+        values = python_values(column.take(kept_rows))
         out = []
         for acc, (start, stop) in zip(accs, group_bounds(kept_groups, len(accs)), strict=True):
             out.append(sorted([*acc, *values[start:stop]], reverse=True)[: self.n] if stop > start else acc)
@@ -173,7 +174,7 @@ class RankedRows:
         if not total_order(by) or any(_holds_nan([e[0] for e in acc]) for acc in accs):  # NaN: as add, row by row
             return self._fold_groups(accs, rows, groups, by)
         kept_groups, kept_rows = ranked(by, groups, len(accs), self.k, keep_ties=self.keep_ties, largest=self.largest)
-        ranks = by.take(kept_rows).to_pylist()
+        ranks = python_values(by.take(kept_rows))
         kept = pick_rows(self.value, rows, kept_rows)
         out = []
         for acc, (start, stop) in zip(accs, group_bounds(kept_groups, len(accs)), strict=True):
@@ -188,7 +189,7 @@ class RankedRows:
         """:meth:`add_groups` one row at a time, as ``add`` does (for columns Python orders apart from Arrow)."""
         kept = pick_rows(self.value, rows, range(rows.num_rows))
         out = list(accs)
-        for g, rank, value in zip(groups.tolist(), by.to_pylist(), kept, strict=True):
+        for g, rank, value in zip(groups.tolist(), python_values(by), kept, strict=True):
             if rank is not None:
                 acc = out[g]
                 i = self._slot(acc, rank)

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from windowing.arrow_values import python_rows, python_values
+
 Selection = str | tuple[str, ...] | None  # one field's value, a dict of some fields, or a dict of every field
 
 
@@ -100,9 +102,9 @@ def pick_rows(selection: Selection, rows: Any, indices: Sequence[int] | Any) -> 
 
     taken = pa.array(indices, pa.int64())
     if isinstance(selection, str):
-        return rows.column(selection).take(taken).to_pylist()  # type: ignore[no-any-return]
+        return python_values(rows.column(selection).take(taken))
     chosen = rows if selection is None else rows.select(list(selection))
-    return chosen.take(taken).to_pylist()  # type: ignore[no-any-return]
+    return python_rows(chosen.take(taken))
 
 
 def read(tup: Any, field: str) -> Any:
