@@ -92,16 +92,20 @@ def main() -> None:
         table = pa.concat_tables(tables[b : b + FILES_PER_BATCH])
         columns = {layout.column(0, j): table.column(f) for j, f in enumerate(FIELDS)}
         batches.append(pa.table({"__squall_spout": pa.array([0] * table.num_rows, pa.int32()), **columns}))
-    events = sum(t.num_rows for t in tables)
+    report(args, topology, batches, sum(t.num_rows for t in tables), "events")
+
+
+def report(args: argparse.Namespace, topology, batches, count: int, unit: str) -> None:
+    """Run ``batches`` as ``args`` say (``--plain --repeat``, or under cProfile) and print the time and profile."""
     if args.plain:
-        runs = [run_all(topology, layout, batches, None) for _ in range(args.repeat)]
+        runs = [run_all(topology, None, batches, None) for _ in range(args.repeat)]
         best = min(seconds for seconds, _ in runs)
-        print(f"{args.variant}: {events:,} events in {best:.2f} s, best of {args.repeat} "
-              f"({events / best:,.0f} events/s), {runs[0][1]:,} outputs")
+        print(f"{args.variant}: {count:,} {unit} in {best:.2f} s, best of {args.repeat} "
+              f"({count / best:,.0f} {unit}/s), {runs[0][1]:,} outputs")
         return
     profile = cProfile.Profile()
-    elapsed, outputs = run_all(topology, layout, batches, profile)
-    print(f"{args.variant}: {events:,} events in {elapsed:.2f} s under cProfile ({events / elapsed:,.0f} events/s), "
+    elapsed, outputs = run_all(topology, None, batches, profile)
+    print(f"{args.variant}: {count:,} {unit} in {elapsed:.2f} s under cProfile ({count / elapsed:,.0f} {unit}/s), "
           f"{outputs:,} outputs")
     pstats.Stats(profile).sort_stats(args.sort).print_stats(args.top)
 

@@ -49,6 +49,14 @@ class EventTimeOptions:
         """The timestamp field or extractor already set, if any."""
         raise TypeError(f"{type(self).__name__} must define _timestamp_source")  # noqa: EM102
 
+    def _event_time_need(self) -> tuple[str, str] | None:
+        """Why the bolt cannot run on ingress time: the method that makes it so and why; None when it can.
+
+        For refusals (``bolts.pane_time.refuse_ingress_time``) that read
+        ``"<method>: bolt 'x' <why>, but ..."``.
+        """
+        return None
+
     def with_timestamp_field(self, field_name: str) -> Self:
         """Use the tuple field ``field_name`` (milliseconds, an int) as the event time."""
         require_type("with_timestamp_field", "field_name", field_name, str)

@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterable
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import msgpack
 
@@ -93,10 +94,13 @@ def _extension(value: Any, pack: Callable[[Any], bytes], fall_back: bool) -> msg
         return msgpack.ExtType(_TIMEDELTA, pack([value.days, value.seconds, value.microseconds]))
     if kind is Decimal:
         return msgpack.ExtType(_DECIMAL, str(value).encode("ascii"))
-    if kind in _EXTENSION_TYPES and not (kind is datetime and not _fixed_offset(value)):
+    if kind in _EXTENSION_TYPES and not (kind is datetime and not _zone_comes_back(value)):
         return value_codec.extension(value)
     if kind is datetime:
-        msg = f"{value!r:.120} has the time zone {value.tzinfo!r}; only fixed offsets (datetime.timezone) come back"
+        msg = (
+            f"{value!r:.120} has the time zone {value.tzinfo!r}; only fixed offsets (datetime.timezone) and "
+            "zoneinfo.ZoneInfo zones come back"
+        )
         raise TypeError(msg)
     obj = value_codec.object_extension(value, pack)  # a dataclass, or a class registered to travel
     if obj is not None:
@@ -125,8 +129,9 @@ _pack_or_pickle = _encoder(True)
 
 
 
-def _fixed_offset(value: datetime) -> bool:
-    return value.tzinfo is None or type(value.tzinfo) is timezone
+def _zone_comes_back(value: datetime) -> bool:
+    """Whether the codec rebuilds the zone itself (``value_codec``: a fixed offset, or a ``ZoneInfo`` by key)."""
+    return value.tzinfo is None or type(value.tzinfo) in (timezone, ZoneInfo)
 
 
 def _ext_hook(code: int, data: bytes) -> Any:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bolts.tuples import Fields, Tuple
+from windowing.arrow_values import python_values
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -60,7 +61,7 @@ class Segment:
         if self.table is None:
             return list(self.rows or ())
         with collector_paused():
-            columns = [self.table.column(i).to_pylist() for i in range(self.table.num_columns)]
+            columns = [python_values(self.table.column(i)) for i in range(self.table.num_columns)]
             return list(zip(*columns, strict=True)) if columns else [() for _ in range(self.table.num_rows)]
 
     def tuples(self) -> list[Tuple]:

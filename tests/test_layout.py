@@ -15,7 +15,8 @@ PACKAGES = ("squall", "windowing", "bolts", "state_backends", "topologies")
 PUBLIC = {
     "windowing": {
         "AccumulationMode", "Action", "AfterAll", "AfterAny", "AfterCount", "AfterEach", "AfterProcessingTime",
-        "AfterWatermark", "ArrivalQueueEvictionPolicy", "Count", "CountEvictionPolicy", "CountTriggerPolicy",
+        "AfterWatermark", "Aggregator", "ArrivalQueueEvictionPolicy", "ColumnarAggregator", "Count",
+        "CountEvictionPolicy", "CountTriggerPolicy",
         "DefaultTrigger", "Duration", "END_OF_TIME", "Event", "EvictionContext", "EvictionPolicy", "FixedWindows",
         "GlobalWindows", "MIN_TIMESTAMP", "ManualClock", "Never", "OrFinally", "PaneInfo", "PeriodicTimers",
         "Repeatedly", "Sessions", "SlidingWindows", "StormWatermarkCountEvictionPolicy",

@@ -70,6 +70,8 @@ HOME = {
     "AfterEach": "windowing",
     "AfterProcessingTime": "windowing",
     "AfterWatermark": "windowing",
+    "Aggregator": "windowing",
+    "ColumnarAggregator": "windowing",
     "Count": "windowing",
     "DefaultTrigger": "windowing",
     "Duration": "windowing",

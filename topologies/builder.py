@@ -8,6 +8,7 @@ from typing import Any
 
 from bolts import BaseBolt, BaseWindowedBolt, Fields, WindowedAggregateBolt
 from bolts.context import TopologyLayout
+from bolts.pane_time import with_pane_time
 from bolts.storm.lambda_bolts import lambda_bolt
 from bolts.storm.tick import TICK_FREQ_KEY, tick_interval_ms
 from bolts.tuples import DEFAULT_STREAM
@@ -33,6 +34,7 @@ from topologies.topology import (
     Topology,
     check_bolt_inputs,
     check_direct,
+    check_retractions,
     check_subscription,
     topological_order,
 )
@@ -194,8 +196,16 @@ class TopologyBuilder:
         bolt with no recovery mode, two, or a memory bound without persistence; a
         field the bolt reads (timestamp, message id, aggregation key or input
         field, inherited window bounds) that a subscribed stream lacks; a join not
-        subscribed to exactly its two streams; a cycle. A bolt that cannot be
-        deep-copied (each task runs its own copy) raises ``TypeError``.
+        subscribed to exactly its two streams; a cycle; a bolt that needs event
+        time (an aggregation without ``with_windows`` or under
+        ``with_spark_semantics()``) with no timestamp field or extractor and an
+        input that is not a pane stream. A bolt that cannot be deep-copied (each
+        task runs its own copy) raises ``TypeError``.
+
+        A windowed or aggregate bolt with no timestamp field or extractor whose
+        inputs are all pane streams (``window_start``, ``window_end``,
+        ``timestamp``) is held in the topology as a copy taking each pane's
+        ``timestamp`` as its event time (:mod:`bolts.pane_time`).
         """
         if not self._spouts:
             msg = "create_topology: the topology has no spout; add one with set_spout(id, spout)"
@@ -204,12 +214,11 @@ class TopologyBuilder:
         direct: dict[str, frozenset[str]] = {}
         for bid, (bolt, _, _) in self._bolts.items():
             _check_copyable(bid, bolt)
-            if isinstance(bolt, BaseWindowedBolt):
-                bolt.window_config.validate(bid)
             streams[bid] = bolt.output_streams(bid)
             direct[bid] = bolt.direct_streams(bid)
             _check_ticks(bid, bolt)
         bolts: dict[str, BoltSpec] = {}
+        configured = {b: spec[0] for b, spec in self._bolts.items()}
         subscribers: dict[tuple[str, str], list[tuple[str, Grouping]]] = {}
         for bid, (bolt, parallelism, declarer) in self._bolts.items():
             if not declarer.subscriptions:
@@ -221,7 +230,13 @@ class TopologyBuilder:
             inputs = [(sub, check_subscription(streams, bid, sub)) for sub in declarer.subscriptions]
             for sub in declarer.subscriptions:
                 check_direct(bid, sub, direct, sub.component in self._spouts)
+            # Fed only panes, a windowed bolt with no time of its own takes theirs: the topology holds the bolt so
+            # resolved, and every placement runs it.
+            bolt = with_pane_time(bid, bolt, {f"{sub.component}:{sub.stream}": fields for sub, fields in inputs})
+            if isinstance(bolt, BaseWindowedBolt):
+                bolt.window_config.validate(bid)
             check_bolt_inputs(bid, bolt, inputs)
+            check_retractions(bid, bolt, inputs, configured)
             for sub in declarer.subscriptions:
                 subscribers.setdefault((sub.component, sub.stream), []).append((bid, sub.grouping))
             bolts[bid] = BoltSpec(bolt, parallelism, tuple(declarer.subscriptions))

@@ -24,6 +24,7 @@ from bolts.codecs.value_codec import class_name, pack_value
 from bolts.context import TopologyContext, TopologyLayout
 from bolts.tuples import DEFAULT_STREAM, Fields
 from topologies.spark_hash import spark_hash
+from windowing.arrow_values import python_values
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -64,7 +65,7 @@ class Grouping(ABC):
         """
         import pyarrow as pa
 
-        columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
+        columns = [python_values(table.column(i)) for i in range(table.num_columns)]
         per_task: list[list[int]] = [[] for _ in range(n)]
         for i, values in enumerate(zip(*columns, strict=True)):
             for task in self.targets(values, fields, n, counter + i):
@@ -161,7 +162,7 @@ class PartialKeyGrouping(Grouping):
         import pyarrow as pa
 
         loads = [0] * n
-        columns = [table.column(name).to_pylist() for name in fields]
+        columns = [python_values(table.column(name)) for name in fields]
         per_task: list[list[int]] = [[] for _ in range(n)]
         for i, values in enumerate(zip(*columns, strict=True)):
             per_task[self._choose(values, fields, loads)].append(i)
@@ -246,7 +247,7 @@ class CustomGrouping(Grouping):
         """Row by row (a spout's rows come from its one task, index 0)."""
         import pyarrow as pa
 
-        columns = [table.column(name).to_pylist() for name in fields]
+        columns = [python_values(table.column(name)) for name in fields]
         per_task: list[list[int]] = [[] for _ in range(n)]
         for i, values in enumerate(zip(*columns, strict=True)):
             for task in self._targets_of(0, values, n):
@@ -316,7 +317,7 @@ class FieldsGrouping(Grouping):
             chunks = encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
             size = len(chunks.dictionary)
             codes = pc.cast(chunks.indices, pa.int64())
-            dictionaries.append((chunks.dictionary.to_pylist(), size))
+            dictionaries.append((python_values(chunks.dictionary), size))  # keys as a Tuple holds them
             combined = codes if combined is None else pc.add(pc.multiply(combined, size), codes)
         keys = pc.dictionary_encode(combined)
         task_of_key = []

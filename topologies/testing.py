@@ -22,6 +22,7 @@ from typing import Any
 
 from bolts import BaseBolt, BoltTask, Fields, TaskOptions, Tuple, WindowStore
 from bolts.instance_fields import InstanceFields
+from bolts.pane_time import with_pane_time
 from bolts.task import PlainBoltTask
 from bolts.tuples import DEFAULT_STREAM
 from state_backends import open_backend
@@ -59,6 +60,11 @@ class _Recorder(EmitBuffer):
     def __call__(self, stream: str, values: list[Any], task_id: int | None = None) -> None:
         """Record one emitted tuple (a direct one's task id is in ``BoltHarness.emitted_direct``)."""
         self.record(stream, values, task_id)
+
+    def extend(self, stream: str, rows: list[list[Any]]) -> None:
+        """Record many tuples emitted on ``stream`` at once, in order, each as :meth:`__call__` would."""
+        for values in rows:
+            self.record(stream, values, None)
 
 
 @dataclass(frozen=True)
@@ -108,6 +114,11 @@ class BoltHarness:
     The harness runs its own deep copy of ``bolt``, available as ``bolt`` (the
     running instance: its fields, its user state); the object passed in is never
     prepared, so it can be run again by another harness or submitted to Spark.
+    As in a topology, a windowed or aggregate bolt with no timestamp field or
+    extractor whose every input stream's ``fields`` declare ``window_start``,
+    ``window_end`` and ``timestamp`` (panes) takes each pane's ``timestamp`` as
+    its event time, and one that needs event time and would get none is refused
+    here (:mod:`bolts.pane_time`).
 
     In event time the bolt's watermark moves, by default, only with
     :meth:`advance`/:meth:`advance_to` (on its watermark interval) and
@@ -157,7 +168,9 @@ class BoltHarness:
         self.watermark_per_batch = watermark_per_batch
         # The caller's bolt is never run (prepare() would leave a collector and state on it, which cannot be
         # copied or pickled): the harness runs its own copy, and keeps a fresh one for restart().
-        self._template = copy.deepcopy(bolt)
+        # Fed only panes, a windowed bolt with no time of its own takes theirs, as in a topology.
+        inputs = {f"{source_component}:{s}": fields for s, fields in self._fields.items()}
+        self._template = with_pane_time(component, copy.deepcopy(bolt), inputs)
         self._committed = _Committed(0, 0, 0, start_time_ms)
         self._batch_id = 0
         self._now = start_time_ms

@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from bolts import BaseBolt, BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, JoinBolt, WindowedAggregateBolt
 from bolts.aggregate.windowed_join_bolt import JoinAggregator
 from bolts.context import TopologyLayout
+from bolts.tuples import DEFAULT_STREAM
 from topologies.groupings import DirectGrouping, Grouping, Subscription
 from topologies.spouts.base import Spout
+from windowing.aggregators import can_retract, read_fields
 
 
 @dataclass(frozen=True)
@@ -131,7 +133,7 @@ def check_bolt_inputs(bolt_id: str, bolt: BaseBolt, inputs: Inputs) -> None:
         reads = [("with_timestamp_field", "takes timestamps from field", spec.timestamp_field)]
         reads += [("WindowedAggregateBolt", "groups by key field", name) for name in spec.key_fields or ()]
         reads += [("WindowedAggregateBolt", f"aggregates with {spec.aggregator!r}, which reads field", name)
-                  for name in getattr(spec.aggregator, "input_fields", ())]
+                  for name in read_fields(spec.aggregator) or ()]
         if spec.assigner is None:
             reads += [("with_windows", "has no window assigner, so it takes each tuple's window from field", name)
                       for name in ("window_start", "window_end")]
@@ -147,6 +149,30 @@ def check_bolt_inputs(bolt_id: str, bolt: BaseBolt, inputs: Inputs) -> None:
                     f"declare it; its fields are: {', '.join(fields) or '(none)'}"
                 )
                 raise ValueError(msg)
+
+
+def check_retractions(bolt_id: str, bolt: BaseBolt, inputs: Inputs, bolts: Mapping[str, BaseBolt]) -> None:
+    """An aggregation reading a retracting aggregation's panes must be able to retract; ``ValueError`` naming both.
+
+    A ``WindowedAggregateBolt`` in ``ACCUMULATING_AND_RETRACTING`` mode emits
+    retractions (``is_retraction`` true) on its pane stream; a
+    ``WindowedAggregateBolt`` subscribed to that stream subtracts them with its
+    aggregator's ``retract``, which ``min``, ``max``, ``top_n``, ``top_k``,
+    ``max_by`` and ``min_by`` do not have.
+    """
+    if not isinstance(bolt, WindowedAggregateBolt) or can_retract(bolt.spec.aggregator):
+        return
+    for sub, _ in inputs:
+        upstream = bolts.get(sub.component)
+        if (isinstance(upstream, WindowedAggregateBolt) and upstream.spec.mode.retracts
+                and sub.stream == DEFAULT_STREAM):
+            msg = (
+                f"create_topology: bolt {bolt_id!r} aggregates the panes of {sub.component!r}, which emits "
+                f"retractions (AccumulationMode.ACCUMULATING_AND_RETRACTING), but its aggregator "
+                f"{bolt.spec.aggregator!r} cannot retract (it has no retract(acc, tuple)); use one that can (count, "
+                "sum, mean, collect, distinct_count) or another accumulation mode upstream"
+            )
+            raise ValueError(msg)
 
 
 def check_join_bolt_streams(bolt_id: str, bolt: JoinBolt, inputs: Inputs) -> None:

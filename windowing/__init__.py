@@ -5,6 +5,7 @@ Nothing here imports Spark; the package is unit-tested without a JVM.
 
 from windowing import aggregators
 from windowing.accumulation import AccumulationMode
+from windowing.aggregators import Aggregator, ColumnarAggregator
 from windowing.assigners import (
     END_OF_TIME,
     MIN_TIMESTAMP,
@@ -68,7 +69,9 @@ __all__ = [
     "AfterEach",
     "AfterProcessingTime",
     "AfterWatermark",
+    "Aggregator",
     "ArrivalQueueEvictionPolicy",
+    "ColumnarAggregator",
     "Count",
     "CountEvictionPolicy",
     "CountTriggerPolicy",

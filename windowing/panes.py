@@ -65,19 +65,35 @@ def describe_pane(
     ``output_wm`` is the key's held output watermark: once it reached the
     window's end, no pane of the window can be on time any more.
     """
-    only_early_so_far = history.last_timing in (None, _EARLY)
+    pane = next_pane(history, input_wm=input_wm, output_wm=output_wm, window_end=window_end, is_last=is_last)
+    last_nonspec = history.last_nonspeculative if pane.nonspeculative_index == -1 else pane.nonspeculative_index
+    return pane, PaneHistory(history.next_index + 1, last_nonspec, pane.timing)
+
+
+def next_pane(history: PaneHistory, *, input_wm: int, output_wm: int, window_end: int, is_last: bool) -> PaneInfo:
+    """The next pane of a window (:func:`describe_pane` without the history after it).
+
+    Panes are immutable and few differ (most windows emit one pane, ``ON_TIME``
+    index 0): equal panes are one shared object, made once.
+    """
     nonspeculative = history.last_nonspeculative + 1
-    if not only_early_so_far or output_wm >= window_end:
+    if (history.last_timing is not None and history.last_timing != _EARLY) or output_wm >= window_end:
         timing = _LATE
     elif input_wm < window_end:
         timing, nonspeculative = _EARLY, -1
     else:
         timing = _ON_TIME
-    pane = PaneInfo(timing, history.next_index, nonspeculative, is_last)
-    last_nonspec = history.last_nonspeculative if nonspeculative == -1 else nonspeculative
-    return pane, PaneHistory(history.next_index + 1, last_nonspec, timing)
+    wanted = (timing, history.next_index, nonspeculative, is_last)
+    pane = _PANES.get(wanted)
+    if pane is None:
+        if len(_PANES) >= _MOST_PANES:
+            _PANES.clear()
+        pane = _PANES[wanted] = PaneInfo(*wanted)
+    return pane
 
 
 # The timings as plain strs (what panes hold and msgpack packs), made once.
 _EARLY, _ON_TIME, _LATE = str(Timing.EARLY), str(Timing.ON_TIME), str(Timing.LATE)
+_PANES: dict[tuple[str, int, int, bool], PaneInfo] = {}  # the panes made so far (next_pane), by their fields
+_MOST_PANES = 4096
 

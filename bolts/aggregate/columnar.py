@@ -31,11 +31,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bolts.aggregate.holds import add_gc_hold, add_holds
+from bolts.aggregate.row_groups import add_rows, first_touch_groups, key_codes, read_columns
 from bolts.aggregate.spec import RETRACTION_FIELD, AggregateSpec
 from bolts.aggregate.windows import WindowId, WindowTable
 from bolts.task_input import Segment
 from bolts.timestamps import column_millis, is_timestamp_column
-from windowing.assigners import FixedWindows, GlobalWindows, SlidingWindows
+from windowing.aggregators import is_columnar, read_fields
+from windowing.assigners import FixedWindows, GlobalWindows, Sessions, SlidingWindows
 from windowing.triggers.base import Trigger
 from windowing.triggers.context import TriggerContext
 
@@ -64,9 +66,9 @@ class PlacingTask(Protocol):
 def supports(spec: AggregateSpec) -> bool:
     """Whether batches of this aggregation can be placed on columns (decided once, when the task is built)."""
     return (
-        type(spec.assigner) in (FixedWindows, SlidingWindows, GlobalWindows)
+        type(spec.assigner) in (FixedWindows, SlidingWindows, GlobalWindows, Sessions)
         and spec.timestamp_field is not None
-        and callable(getattr(spec.aggregator, "add_column", None))
+        and is_columnar(spec.aggregator)
     )
 
 
@@ -75,7 +77,7 @@ def takes(spec: AggregateSpec, segment: Segment) -> bool:
     table = segment.table
     if table is None or RETRACTION_FIELD in segment.fields:
         return False
-    needed = [spec.timestamp_field, *(spec.key_fields or ()), *getattr(spec.aggregator, "input_fields", ())]
+    needed = [spec.timestamp_field, *(spec.key_fields or ()), *(read_fields(spec.aggregator) or ())]
     if any(name not in segment.fields for name in needed):
         return False  # the per-tuple path names the missing field
     return is_timestamp_column(table.column(spec.timestamp_field))
@@ -124,34 +126,6 @@ def _pairs_from_epoch(ts: np.ndarray, period: int, size: int, rows: np.ndarray) 
     return pair_rows, starts, starts + size
 
 
-def _key_codes(spec: AggregateSpec, table: Any) -> tuple[np.ndarray, list[tuple[Any, ...]]]:
-    """A key code per row and the key (the tuple of key values, as a row would give it) of each code."""
-    import numpy as np
-    import pyarrow.compute as pc
-
-    if spec.key_fields is None:
-        return np.zeros(table.num_rows, np.int64), [()]
-    combined: Any = None
-    dictionaries = []
-    for name in spec.key_fields:
-        encoded = pc.dictionary_encode(table.column(name).combine_chunks(), null_encoding="encode")
-        size = len(encoded.dictionary)
-        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        dictionaries.append((encoded.dictionary.to_pylist(), size))
-        combined = codes if combined is None else combined * size + codes
-    if len(dictionaries) == 1:  # the dictionary holds exactly the values present: its codes are the keys'
-        return combined, [(value,) for value in dictionaries[0][0]]
-    unique, codes = np.unique(combined, return_inverse=True)
-    keys = []
-    for code in unique.tolist():
-        values = []
-        for column_values, size in reversed(dictionaries):
-            code, index = divmod(code, size)
-            values.append(column_values[index])
-        keys.append(tuple(reversed(values)))
-    return codes.astype(np.int64), keys
-
-
 def place_segment(task: PlacingTask, segment: Segment, watermark: int) -> bool:
     """Add ``segment``'s rows to their windows as ``task.execute`` would one by one (see the module docstring).
 
@@ -165,13 +139,13 @@ def place_segment(task: PlacingTask, segment: Segment, watermark: int) -> bool:
         msg = "place_segment: the segment holds rows, not a table; execute its tuples instead"
         raise ValueError(msg)
     ts = column_millis(table.column(spec.timestamp_field))
-    key_codes, keys = _key_codes(spec, table)
+    codes, keys = key_codes(spec, table)
     pair_rows, starts, ends = _windows(spec, ts)
     live = ends > watermark - spec.allowed_lateness_ms  # end + lateness > watermark, without overflow
     pair_rows, starts, ends = pair_rows[live], starts[live], ends[live]
     open_pairs = np.zeros(len(pair_rows), bool)
     if len(pair_rows) and not _add_groups(
-        task, segment, watermark, ts, keys, key_codes[pair_rows], pair_rows, starts, ends, open_pairs
+        task, segment, watermark, ts, keys, codes[pair_rows], pair_rows, starts, ends, open_pairs
     ):
         return False
     task.marks.track((segment.source_component, segment.stream), int(ts.max()))
@@ -196,10 +170,11 @@ def _add_groups(
     False, with no window created or changed, when the aggregator refuses the rows.
     """
     import numpy as np
+    import pyarrow as pa
 
     spec, table = task.spec, task.table
     slots, slot_count = _slots(spec, starts)
-    group_of_pair, first_pair = _first_touch_groups(pair_keys * slot_count + slots)
+    group_of_pair, first_pair = first_touch_groups(pair_keys * slot_count + slots)
     # The open windows in first-touch order (a closed window takes no rows); new ones are created, in that
     # order, only once the aggregator has taken the rows.
     group_keys = pair_keys[first_pair]
@@ -219,7 +194,8 @@ def _add_groups(
     rows, row_window = (pair_rows, group_of_pair) if open_pairs.all() else (pair_rows[open_pairs],
                                                                             group_of_pair[open_pairs])
     create = spec.aggregator.create
-    accs = _add_rows(task, segment, [create() if ws is None else ws.acc for ws in found], rows, row_window)
+    taken = read_columns(spec, segment.table).take(pa.array(rows))  # type: ignore[arg-type]
+    accs = add_rows(spec, taken, [create() if ws is None else ws.acc for ws in found], row_window)
     if accs is None:
         return False
     fresh = [i for i, ws in enumerate(found) if ws is None]
@@ -329,60 +305,6 @@ def _slots(spec: AggregateSpec, starts: np.ndarray) -> tuple[np.ndarray, int]:
         return (starts - low) // step, (high - low) // step + 1
     distinct, slots = np.unique(starts, return_inverse=True)
     return slots.reshape(-1), len(distinct)
-
-
-def _first_touch_groups(group_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each pair's group numbered in first-touch order, and each group's first pair.
-
-    Dense arrays indexed by the ids when they are few (no sort), else a sort.
-    """
-    import numpy as np
-
-    n = len(group_ids)
-    span = int(group_ids.max()) + 1
-    positions = np.arange(n)
-    if span <= 4 * n + 4096:
-        first = np.full(span, n, np.int64)
-        np.minimum.at(first, group_ids, positions)
-        present = np.flatnonzero(first < n)
-        order = present[np.argsort(first[present])]  # firsts are distinct: no ties
-        rank = np.empty(span, np.int64)
-        rank[order] = np.arange(len(order))
-        return rank[group_ids], first[order]
-    _, first, inverse = np.unique(group_ids, return_index=True, return_inverse=True)
-    order = np.argsort(first)
-    rank = np.empty(len(first), np.int64)
-    rank[order] = np.arange(len(order))
-    return rank[inverse.reshape(-1)], first[order]
-
-
-def _add_rows(
-    task: PlacingTask, segment: Segment, accs: list[Any], rows: np.ndarray, row_window: np.ndarray
-) -> list[Any] | None:
-    """Each window's accumulator with its rows added (one ``add_groups`` call, or ``add_column`` per window).
-
-    None when the aggregator refuses the rows (the ready aggregators change no
-    accumulator before they fail; a str in a ``sum`` fails at once).
-    """
-    import numpy as np
-    import pyarrow as pa
-
-    spec, table = task.spec, segment.table
-    aggregator, fields = spec.aggregator, getattr(spec.aggregator, "input_fields", None)
-    if fields is not None:  # only what it reads is taken (one column keeps the row count when it reads none)
-        table = table.select(list(fields) or [spec.timestamp_field])  # type: ignore[union-attr]
-    taken = table.take(pa.array(rows))  # type: ignore[union-attr]
-    try:
-        if callable(getattr(aggregator, "add_groups", None)):
-            return aggregator.add_groups(accs, taken, row_window)  # type: ignore[no-any-return]
-        order = np.argsort(row_window, kind="stable")
-        bounds = np.searchsorted(row_window[order], np.arange(len(accs) + 1))
-        return [
-            aggregator.add_column(acc, taken.take(pa.array(order[bounds[i] : bounds[i + 1]])))
-            for i, acc in enumerate(accs)
-        ]
-    except (TypeError, ValueError):
-        return None
 
 
 def _report_unplaced(

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from bolts.errors import TupleError
 from windowing.accumulation import AccumulationMode
+from windowing.aggregators import read_fields
 from windowing.assigners import Sessions, TimeDifferenceWindows, WindowAssigner
 from windowing.triggers.base import Trigger
 from windowing.triggers.leaves import DefaultTrigger
@@ -30,6 +31,10 @@ class AggregateSpec:
     ``allowed_lateness_ms`` is the lateness horizon: a tuple whose windows all
     end at or before ``watermark - allowed_lateness`` is dropped, and a window's
     state is deleted once the watermark reaches ``end + allowed_lateness``.
+    ``pane_filter``: when set, a pane is emitted only when it is true of the
+    window's accumulator; a pane it refuses is not emitted, the window keeps its
+    data, and when the mode retracts the window's last emitted pane is retracted
+    (nothing stands for the window any more).
     ``spark_watermark_policy``: None for squall's own watermark rules, or
     ``"min"``/``"max"`` for Spark's (``with_spark_semantics``), combining the
     inputs' watermarks as Spark's multiple-watermark policy does.
@@ -49,6 +54,8 @@ class AggregateSpec:
     lag_ms: int = 0
     watermark_interval_ms: int = 1000
     fire_only_updated: bool = False
+    # A pane is emitted only when pane_filter(acc) is true (None: every pane); WindowedJoinBolt's matched_only.
+    pane_filter: Callable[[Any], bool] | None = None
     late_tuple_stream: str | None = None
     spark_watermark_policy: str | None = None
     # The Fields of the last tuple whose fields passed the aggregator's check (tuples of one stream share theirs).
@@ -121,7 +128,7 @@ class AggregateSpec:
             raise TupleError(msg) from exc
 
     def _check_fields(self, tup: Any) -> None:
-        for name in getattr(self.aggregator, "input_fields", ()):
+        for name in read_fields(self.aggregator) or ():
             if name not in tup.fields:
                 msg = (
                     f"WindowedAggregateBolt: the aggregator {self.aggregator!r} reads field {name!r}, "
@@ -132,7 +139,7 @@ class AggregateSpec:
         if retracting and not callable(getattr(self.aggregator, "retract", None)):
             msg = (
                 f"WindowedAggregateBolt: {tup!r} is a retraction but the aggregator {self.aggregator!r} "
-                "has no retract(acc, tuple); use one that can retract (count, sum, mean, collect)"
+                "has no retract(acc, tuple); use one that can retract (count, sum, mean, collect, distinct_count)"
             )
             raise TupleError(msg)
 

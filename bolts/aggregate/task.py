@@ -37,6 +37,7 @@ from bolts.aggregate.columnar import place_segment, supports, takes
 from bolts.aggregate.firing import PaneEmitter
 from bolts.aggregate.holds import add_holds
 from bolts.aggregate.input_watermarks import InputWatermarks
+from bolts.aggregate.sessions.placing import PendingSessions
 from bolts.aggregate.spec import OUTPUT_FIELDS, SpecSource
 from bolts.aggregate.store import load, state_writes
 from bolts.aggregate.window_state import WindowState
@@ -44,10 +45,10 @@ from bolts.aggregate.windows import WindowId, WindowTable
 from bolts.collector import EmitSink, OutputCollector
 from bolts.errors import TupleError
 from bolts.task import BoltTask, TaskOptions
-from bolts.task_input import TaskInput
+from bolts.task_input import Segment, TaskInput
 from bolts.timestamps import tuple_timestamps
 from bolts.tuples import DEFAULT_STREAM, Tuple
-from windowing.assigners import END_OF_TIME, Sessions, Window
+from windowing.assigners import END_OF_TIME, Sessions
 from windowing.clock import ManualClock, PeriodicTimers
 from windowing.triggers.context import TriggerContext
 
@@ -103,7 +104,7 @@ class AggregateTask(BoltTask):
         self._read_ts = self._timestamp_reader()
         # Session tuples wait for the end of their batch: the batch's windows merge before any is placed.
         self._batched_sessions = isinstance(self.spec.assigner, Sessions) and self.spec.time_difference is None
-        self._pending: list[tuple[Tuple, tuple[Any, ...], int]] = []
+        self._held = PendingSessions()
         # What a batch added to each window of plain (not merging, not time-difference) windows, told to its
         # trigger and holds once when the batch closes: [window, tuples, lowest and highest held ts, any behind,
         # the key's output watermark].
@@ -132,8 +133,11 @@ class AggregateTask(BoltTask):
         self.prepare_bolt(conf, sink, self.output_streams)
         declared = self.output_streams.get(DEFAULT_STREAM)
         if declared is not None and len(declared) == len(OUTPUT_FIELDS):
-            # A pane has the declared stream's arity: the collector's checks cannot fail, so panes skip them.
+            # A pane has the declared stream's arity: the collector's checks cannot fail, so panes skip them,
+            # and go to the sink many at once when it takes them so.
             self.emitter.emit = partial(sink, DEFAULT_STREAM)
+            extend = getattr(sink, "extend", None)
+            self.emitter.emit_rows = None if extend is None else partial(extend, DEFAULT_STREAM)
         if not self._spark:  # Spark's watermark moves only at the end of a batch
             self.timers.every(self.spec.watermark_interval_ms, self._on_watermark_timer)
         if self.store is not None:
@@ -168,10 +172,16 @@ class AggregateTask(BoltTask):
             super().execute_batch(batch)
             return
         for segment in batch.segments:
-            if takes(self.spec, segment) and place_segment(self, segment, self._watermark):
+            if takes(self.spec, segment) and self._place_columns(segment):
                 continue
             for tup in segment.tuples():
                 self.execute(tup)
+
+    def _place_columns(self, segment: Segment) -> bool:
+        """Place (sessions: hold until the batch closes) an Arrow segment on columns; False to go tuple by tuple."""
+        if self._batched_sessions:
+            return self._held.hold_segment(self, segment, self._watermark)
+        return place_segment(self, segment, self._watermark)
 
     def execute(self, tup: Tuple) -> None:
         """Add a tuple to its windows, drop it as late (counted; sent to the late stream when set), or reject it.
@@ -191,34 +201,12 @@ class AggregateTask(BoltTask):
             return
         self.marks.track((tup.source_component, tup.stream), ts)
         if self._batched_sessions:
-            self._hold_session_tuple(tup, key, ts)
+            self._held.hold_tuple(self, tup, key, ts, self._watermark)
             return
         try:
             self._place(tup, key, ts)
         except TupleError as error:  # refused by a window's accumulator (a str after ints in a max)
             self.reject(tup, error)
-
-    def _hold_session_tuple(self, tup: Tuple, key: tuple[Any, ...], ts: int) -> None:
-        """Keep a session tuple until the batch closes (a late one is dropped at once)."""
-        if self.table.expired(Window(ts, ts + self.spec.assigner.gap_ms), self._watermark):  # type: ignore[union-attr]
-            self._late(tup, ts)
-        else:
-            self._pending.append((tup, key, ts))
-
-    def _place_sessions(self) -> None:
-        """Place the batch's session tuples, their windows merged first as in Beam (``WindowTable.plan_sessions``)."""
-        pending, self._pending = self._pending, []
-        if not pending:
-            return
-        self.table.plan_sessions([(key, ts) for _, key, ts in pending], self._watermark)
-        try:
-            for tup, key, ts in pending:
-                try:
-                    self._place(tup, key, ts)
-                except TupleError as error:
-                    self.reject(tup, error)
-        finally:
-            self.table.plan_sessions([], self._watermark)
 
     def _place(self, tup: Tuple, key: tuple[Any, ...], ts: int) -> None:
         placed = self.table.place(key, ts, tup, self._watermark, self.clock.now())
@@ -297,7 +285,7 @@ class AggregateTask(BoltTask):
 
     def _settle(self) -> None:
         """Finish placing what the open batch added: held session tuples, and the deferred trigger and hold news."""
-        self._place_sessions()
+        self._held.place(self, self._watermark)
         if self._batch_adds:
             self._tell_batch_adds()
 
@@ -343,17 +331,20 @@ class AggregateTask(BoltTask):
         """With Spark's rules, the flush's no-data batch again, its panes dropped (the flush emitted them)."""
         if not self._spark:
             return
-        emit, self.emitter.emit = self.emitter.emit, _drop
+        emitter = self.emitter
+        emit, emit_rows = emitter.emit, emitter.emit_rows
+        emitter.emit, emitter.emit_rows = _drop, None
         try:
             self._move_watermark(self.marks.spark_watermark())
         finally:
-            self.emitter.emit = emit
+            emitter.emit, emitter.emit_rows = emit, emit_rows
 
     def _close_batch(self) -> None:
         """Place the batch's held session tuples, then consult every window the batch touched, in first-touch order."""
         self._settle()
         dirty, self.dirty = list(self.dirty), {}
         windows, watermark, quiet = self.table.windows, self._watermark, self._quiet_before_end
+        due = []
         for wid in dirty:
             ws = windows.get(wid)
             if ws is None:
@@ -364,28 +355,42 @@ class AggregateTask(BoltTask):
                 ws.batch_tuples = 0
                 self.table.touch(ws)
             else:
-                self._consult(ws)
+                due.append(ws)
+        self._consult_all(due)  # one window's consultation changes no other window
 
     def _consult(self, ws: WindowState) -> None:
         self._consult_all([ws])
 
     def _consult_all(self, due: list[WindowState]) -> None:
-        """:meth:`_consult` of each window in ``due``, in order (what stays the same for all is read once)."""
-        table, consult, watermark, now = self.table, self.emitter.consult, self._watermark, self.clock.now()
+        """:meth:`_consult` of each window in ``due``, in order (what stays the same for all is read once).
+
+        The panes decided go to the sink in one call at the end (``PaneEmitter.flush``);
+        when every window is expiring, their last panes are collected in bulk.
+        """
+        table, emitter, watermark = self.table, self.emitter, self._watermark
         lateness, marks, base = self.spec.allowed_lateness_ms, table.output_marks, table.output_base
         at_end_of_time = watermark >= END_OF_TIME
-        collect = self.emitter.collect if self.collect_unconsulted else None
-        for ws in due:
-            ws.batch_tuples = 0
-            expiring = at_end_of_time or ws.window.end + lateness <= watermark
-            if expiring and collect is not None:
-                collect(ws, watermark=watermark, output_wm=marks.get(ws.key, base))
-            else:
-                consult(ws, watermark=watermark, output_wm=marks.get(ws.key, base), now=now, expiring=expiring)
-            if expiring:
-                table.delete(ws)
-            else:
-                table.touch(ws)
+        try:
+            if self.collect_unconsulted and (at_end_of_time or all(ws.window.end + lateness <= watermark
+                                                                   for ws in due)):
+                emitter.collect_all(due, watermark=watermark, marks=marks, base=base)
+                table.delete_many(due)
+                return
+            now = self.clock.now()
+            for ws in due:
+                ws.batch_tuples = 0
+                expiring = at_end_of_time or ws.window.end + lateness <= watermark
+                if expiring and self.collect_unconsulted:
+                    emitter.collect(ws, watermark=watermark, output_wm=marks.get(ws.key, base))
+                else:
+                    emitter.consult(ws, watermark=watermark, output_wm=marks.get(ws.key, base), now=now,
+                                    expiring=expiring)
+                if expiring:
+                    table.delete(ws)
+                else:
+                    table.touch(ws)
+        finally:
+            emitter.flush()
 
     # Time ---------------------------------------------------------------------------------------
     def advance_to(self, now_ms: int) -> None:

@@ -32,6 +32,7 @@ from bolts.aggregate.spec import (
 from bolts.base_bolt import BaseBolt
 from bolts.collector import OutputFieldsDeclarer
 from bolts.event_time_options import LATE_TUPLE_FIELD, EventTimeOptions, require_type
+from bolts.pane_time import refuse_ingress_time
 from bolts.tuples import Fields
 from windowing.accumulation import AccumulationMode
 from windowing.assigners import TimeDifferenceWindows, WindowAssigner
@@ -49,8 +50,12 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
     bolt keeps the windows of the panes it receives (their ``window_start`` and
     ``window_end`` fields), and subtracts incoming retractions with the
     aggregator's ``retract``. Event time comes from ``with_timestamp_field`` or
-    ``with_timestamp_extractor``; without either, a tuple's time is its ingress
-    (processing) time.
+    ``with_timestamp_extractor``; without either, a bolt whose inputs are all
+    panes (streams declaring ``window_start``, ``window_end`` and ``timestamp``)
+    takes each pane's ``timestamp`` (:mod:`bolts.pane_time`), and any other
+    takes a tuple's ingress (processing) time, except that a bolt that needs
+    event time (no ``with_windows``, or ``with_spark_semantics()``) is then
+    refused when the topology or harness is built.
 
     Its tasks keep their windows in the state backend (committed with every
     batch, resumed after a failure); in ``BoltHarness`` without ``state`` they
@@ -62,8 +67,9 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
         missing = [m for m in _AGGREGATOR_METHODS if not callable(getattr(aggregator, m, None))]
         if missing:
             msg = (
-                f"WindowedAggregateBolt: `aggregator` must have create/add/merge/extract; {aggregator!r} lacks "
-                f"{', '.join(missing)} (ready ones are in windowing.aggregators, e.g. aggregators.count())"
+                f"WindowedAggregateBolt: `aggregator` must have create/add/merge/extract (the protocol "
+                f"windowing.Aggregator); {aggregator!r} lacks {', '.join(missing)} (ready ones are in "
+                "windowing.aggregators, e.g. aggregators.count())"
             )
             raise TypeError(msg)
         if key_fields is not None:
@@ -169,8 +175,9 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
         ``multiple_watermark_policy``: how the watermarks of several input streams
         combine, as ``spark.sql.streaming.multipleWatermarkPolicy``: ``"min"``
         (Spark's default; an input that has seen nothing holds it at 0) or ``"max"``.
-        Needs ``with_timestamp_field`` or ``with_timestamp_extractor`` (Spark's
-        watermark needs an event-time column); ``with_watermark_interval`` does not
+        Needs ``with_timestamp_field`` or ``with_timestamp_extractor``, or only panes
+        as inputs, whose ``timestamp`` is then the event time (Spark's watermark
+        needs an event-time column); ``with_watermark_interval`` does not
         apply. Triggers, accumulation modes and allowed lateness still work: the
         default trigger gives append mode; ``Repeatedly(AfterCount(1))`` with
         ``ACCUMULATING`` and ``with_on_time_behavior("fire_if_non_empty")`` gives
@@ -195,6 +202,13 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
     def _timestamp_source(self) -> object | None:
         return self._spec.timestamp_field or self._spec.timestamp_extractor
 
+    def _event_time_need(self) -> tuple[str, str] | None:
+        if self._spec.spark_semantics:
+            return "with_spark_semantics", "follows Spark's watermark, which needs an event-time column"
+        if self._spec.assigner is None:
+            return "with_windows", "has no assigner, so it keeps the windows of the panes it receives, in their time"
+        return None
+
     # Build --------------------------------------------------------------------------------------
     def build_spec(self, component: str = "") -> AggregateSpec:
         """The checked configuration; ``ValueError`` for settings that contradict each other."""
@@ -209,13 +223,10 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
                 )
                 raise ValueError(msg)
             spec = replace(spec, allowed_lateness_ms=grace)
+        if self._timestamp_source() is None:
+            # A topology or harness whose inputs are all panes has set the panes' time already (bolts.pane_time).
+            refuse_ingress_time(self, component)
         if spec.spark_semantics:
-            if spec.timestamp_field is None and spec.timestamp_extractor is None:
-                msg = (
-                    f"with_spark_semantics: Spark's watermark needs an event-time column{who}; call "
-                    "with_timestamp_field(...) or with_timestamp_extractor(...)"
-                )
-                raise ValueError(msg)
             if self._interval_set:
                 msg = (
                     f"with_watermark_interval: Duration({spec.watermark_interval_ms}) contradicts "

@@ -15,7 +15,8 @@ from itertools import count
 from numbers import Integral
 from typing import Any, NamedTuple
 
-from bolts.aggregate.holds import add_holds, holding, merge_holds
+from bolts.aggregate.holds import add_holds, holding
+from bolts.aggregate.sessions.merging import SessionMerging
 from bolts.aggregate.spec import AggregateSpec
 from bolts.aggregate.window_schedule import WindowSchedule
 from bolts.aggregate.window_state import Key, WindowState
@@ -44,7 +45,7 @@ class Assignment(NamedTuple):
     dropped: int = 0
 
 
-class WindowTable:
+class WindowTable(SessionMerging):
     """The live windows of one task, by key; ``place`` finds (and creates or merges) a tuple's windows."""
 
     def __init__(self, spec: AggregateSpec) -> None:
@@ -139,7 +140,11 @@ class WindowTable:
 
     def create(self, key: Key, window: Window, acc: Any = _EMPTY) -> WindowState:
         """A new window (it must not exist), empty or holding ``acc``."""
-        ws = WindowState(key, window, self.spec.aggregator.create() if acc is _EMPTY else acc, self.seq)
+        return self._adopt(WindowState(key, window, self.spec.aggregator.create() if acc is _EMPTY else acc, 0))
+
+    def _adopt(self, ws: WindowState) -> WindowState:
+        """Put a window built aside into the table, as the next one created."""
+        ws.seq = self.seq
         self.seq += 1
         self._index(ws)
         if self.changes is not None:
@@ -195,6 +200,18 @@ class WindowTable:
         elif self._sessions:
             _discard(self.sessions, ws.key, ws.window)
 
+    def delete_many(self, windows: list[WindowState]) -> None:
+        """Forget each window of ``windows`` (:meth:`delete` of each)."""
+        if self._by_key:
+            for ws in windows:
+                self.delete(ws)
+            return
+        table, changes = self.windows, self.changes
+        for ws in windows:
+            del table[(ws.key, ws.window.start, ws.window.end)]
+            if changes is not None:
+                changes.forget(ws.seq)
+
     def restore(
         self, windows: list[WindowState], buckets: list[list[Any]], seq: int, output_marks: list[list[Any]]
     ) -> None:
@@ -239,7 +256,7 @@ class WindowTable:
             return Assignment([])
         proto = self._planned(key, proto)
         mine = self.by_key.get(key, {})
-        merged, absorbed = Sessions.merge_with(proto, self._sessions_overlapping(key, proto), self._touching == 1)
+        merged, absorbed = Sessions.merge_with(proto, self.sessions_overlapping(key, proto), self._touching == 1)
         if absorbed == [merged]:
             return Assignment([mine[merged]])  # the proto-session fits in an open session
         closed = mine.get(merged)
@@ -255,84 +272,6 @@ class WindowTable:
             return Assignment([self.create(key, proto)])
         sources = [mine[w] for w in absorbed]
         return Assignment([self._merge(key, merged, sources, watermark, now)])
-
-    def plan_sessions(self, items: list[tuple[Key, int]], watermark: int) -> None:
-        """Merge a batch's proto-sessions, per key, with each other and the open sessions they overlap.
-
-        As Beam's ``ReduceFnRunner.processElements`` merges the windows of a whole
-        bundle (``mergeWindows``) before it looks at any element, and only then asks
-        whether each element's merged window is closed: which tuples are dropped
-        does not depend on their order in the batch. :meth:`place` then puts each
-        tuple of ``items`` straight into its merged session; an empty ``items``
-        clears the plan.
-        """
-        gap = self.spec.assigner.gap_ms  # type: ignore[union-attr]
-        protos: dict[Key, set[Window]] = {}
-        for key, ts in items:
-            proto = Window(ts, ts + gap)
-            if not self.expired(proto, watermark):
-                found = protos.setdefault(key, set())
-                found.add(proto)
-                found.update(self._sessions_overlapping(key, proto))
-        self.session_plan = {key: _merged_runs(found, self._touching) for key, found in protos.items()}
-
-    def _planned(self, key: Key, proto: Window) -> Window:
-        """The merged session of this batch's plan that holds ``proto`` (``proto`` itself without a plan)."""
-        runs = self.session_plan.get(key)
-        if not runs:
-            return proto
-        i = bisect_right(runs, proto.start, key=lambda w: w.start) - 1
-        return runs[i] if i >= 0 and proto.end <= runs[i].end else proto
-
-    def _sessions_overlapping(self, key: Key, proto: Window) -> list[Window]:
-        """The open sessions of ``key`` that ``proto`` overlaps, by bisection: O(log n + overlaps), not O(n)."""
-        sessions = self.sessions.get(key, [])
-        # Sessions never overlap, so sorted by start they are sorted by end too: the ones that
-        # start before proto ends form a prefix, and those of them that end after proto starts
-        # are its tail.
-        reach = self._touching
-        hi = bisect_left(sessions, proto.end + reach, key=lambda w: w.start)
-        lo = hi
-        while lo > 0 and sessions[lo - 1].end + reach > proto.start:
-            lo -= 1
-        return sessions[lo:hi]
-
-    def _merge(self, key: Key, window: Window, sources: list[WindowState], watermark: int, now: int) -> WindowState:
-        """Replace the open sessions ``sources`` by one new window over ``window``, as Beam's Java runner does.
-
-        ``ReduceFnRunner.OnMergeCallback.onMerge``: values and trigger state are
-        merged (``TriggerStateMachineRunner.onMerge`` over the merged windows only,
-        not the new proto-session, which has no state), the element holds combine
-        (``WatermarkHold.onMerge``), and the pane history of the parts is dropped
-        (``paneInfoTracker.clear``): the merged window's first pane has index 0. The
-        parts' holds carried over keep the key's output watermark where it was, so
-        that pane is ON_TIME or LATE by the output watermark like any other. When
-        the merged trigger is finished at once the window is closed.
-        """
-        spec = self.spec
-        for ws in sources:
-            self.delete(ws)
-        merged = self.create(key, window)
-        merged.acc = spec.aggregator.merge([ws.acc for ws in sources])
-        ctx = TriggerContext(
-            merged.trigger, window_end=window.end, watermark=watermark, now=now, timers=merged.timers, merging=True
-        )
-        source_ctxs = [
-            TriggerContext(ws.trigger, window_end=ws.window.end, watermark=watermark, now=now, merging=True)
-            for ws in sources
-        ]
-        spec.trigger.on_merge(ctx, source_ctxs)
-        merged.closed = ctx.finished
-        merged.has_new = any(ws.has_new for ws in sources)
-        merged.batch_tuples = sum(ws.batch_tuples for ws in sources)
-        merge_holds(merged, sources, spec, input_wm=watermark, output_wm=self.output_watermark(key))
-        if spec.mode.retracts:
-            for ws in sources:
-                merged.retractions.extend(ws.retractions)
-                if ws.last is not None:
-                    merged.retractions.append([ws.window.start, ws.window.end, *ws.last])
-        self.touch(merged)
-        return merged
 
     # KIP-450 windows ----------------------------------------------------------------------------
     def _time_difference(self, key: Key, ts: int, tup: Any, watermark: int, now: int) -> Assignment:
@@ -467,14 +406,3 @@ def _inherited(tup: Any) -> Window:
             msg = f"with_windows: the window bounds of an incoming pane must be ints; got {name}={value!r} in {tup!r}"
             raise TupleError(msg)
     return Window(int(tup["window_start"]), int(tup["window_end"]))
-
-
-def _merged_runs(windows: set[Window], reach: int = 0) -> list[Window]:
-    """The spans of the overlapping runs of ``windows`` (touching overlaps only with ``reach`` 1), sorted by start."""
-    runs: list[Window] = []
-    for w in sorted(windows, key=lambda w: (w.start, w.end)):
-        if runs and w.start < runs[-1].end + reach:
-            runs[-1] = runs[-1].span(w)
-        else:
-            runs.append(w)
-    return runs

@@ -5,7 +5,9 @@ int, float, str, bytes, lists and dicts). Extension types go further, each
 coming back as an equal value of its own type: a :class:`bolts.Tuple` (a late
 tuple travels wrapped in the field ``late_tuple``; tuples inside tuples nest),
 a ``datetime``/``date`` (Spark timestamp and date columns; the time zone is
-kept), a :class:`windowing.panes.PaneInfo` (the ``pane`` field of a windowed
+kept: a ``zoneinfo.ZoneInfo`` by its key, any other zone as its UTC offset,
+``datetime.UTC`` as itself, so a value is the same object in every placement),
+a :class:`windowing.panes.PaneInfo` (the ``pane`` field of a windowed
 aggregation), an instance of a dataclass, and an instance of a class
 registered with :func:`register_class` (Storm's Kryo registration:
 ``Config.register_serialization``). Other tuples come back as lists. Anything
@@ -28,6 +30,7 @@ import sys
 from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any, NamedTuple
+from zoneinfo import ZoneInfo
 
 import msgpack
 
@@ -164,12 +167,54 @@ def extension(value: Any) -> msgpack.ExtType | None:
         body = [list(value.values), value.fields.to_list(), value.stream, value.source_component, value.source_task]
         return msgpack.ExtType(TUPLE_EXT, pack_value(body))
     if isinstance(value, PaneInfo):
-        return msgpack.ExtType(PANE_EXT, pack_value(list(value)))
+        return _pane_extension(value)
     if isinstance(value, datetime):
-        return msgpack.ExtType(DATETIME_EXT, value.isoformat().encode("utf-8"))
+        return msgpack.ExtType(DATETIME_EXT, _datetime_text(value).encode("utf-8"))
     if isinstance(value, date):
         return msgpack.ExtType(DATE_EXT, value.isoformat().encode("utf-8"))
     return object_extension(value)
+
+
+def _datetime_text(value: datetime) -> str:
+    """ISO 8601 with the offset, then ``[key]`` (RFC 9557's zone suffix) for a ``ZoneInfo`` zone.
+
+    The offset alone would bring a ``ZoneInfo`` back as a fixed offset: a
+    datetime a bolt made with ``ZoneInfo("Europe/Paris")`` would then differ
+    between driver mode (the object itself) and distributed mode (sent between
+    tasks), and an hour's arithmetic on it across a DST change would too.
+    """
+    text = value.isoformat()
+    zone = value.tzinfo
+    return f"{text}[{zone.key}]" if isinstance(zone, ZoneInfo) else text
+
+
+def _datetime_of(text: str) -> datetime:
+    """What :func:`_datetime_text` wrote: in its ``ZoneInfo`` zone when it names one, the same wall time and fold.
+
+    The wall time is put back in the zone as it was (not the instant moved into
+    it), so a time a DST gap skips comes back as it was made; of the two folds,
+    the one whose offset is the written one.
+    """
+    if not text.endswith("]"):
+        return datetime.fromisoformat(text)
+    text, key = text[:-1].split("[", 1)
+    written = datetime.fromisoformat(text)
+    value = written.replace(tzinfo=ZoneInfo(key))
+    return value if value.utcoffset() == written.utcoffset() else value.replace(fold=1)
+
+
+_PANE_EXTS: dict[PaneInfo, msgpack.ExtType] = {}  # few panes differ: each one's extension is packed once
+_MOST_PANE_EXTS = 4096
+
+
+def _pane_extension(pane: PaneInfo) -> msgpack.ExtType:
+    """The extension type of a ``PaneInfo`` (equal panes share one, packed once)."""
+    ext = _PANE_EXTS.get(pane)
+    if ext is None:
+        if len(_PANE_EXTS) >= _MOST_PANE_EXTS:
+            _PANE_EXTS.clear()
+        ext = _PANE_EXTS[pane] = msgpack.ExtType(PANE_EXT, pack_value(list(pane)))
+    return ext
 
 
 def _default(value: Any) -> Any:
@@ -213,7 +258,7 @@ def from_extension(code: int, data: bytes) -> Any:
         values, fields, stream, source, source_task = unpack_value(data)
         return Tuple(values, Fields(fields), stream, source, source_task)
     if code == DATETIME_EXT:
-        return datetime.fromisoformat(data.decode("utf-8"))
+        return _datetime_of(data.decode("utf-8"))
     if code == DATE_EXT:
         return date.fromisoformat(data.decode("utf-8"))
     if code == PANE_EXT:

@@ -12,6 +12,7 @@ from typing import Any
 
 from bolts.task_input import Segment, collector_paused
 from bolts.tuples import Fields, Tuple
+from windowing.arrow_values import python_values
 
 
 class TableRows:
@@ -42,13 +43,13 @@ class TableRows:
         first = int(rows[0])
         part = self.table.slice(first, n) if int(rows[-1]) - first + 1 == n else self.table.take(rows)
         with collector_paused():
-            columns = [column.to_pylist() for column in part.columns]
+            columns = [python_values(column) for column in part.columns]
             values = zip(*columns, strict=True) if columns else (() for _ in range(n))
             return Tuple.many(values, self.fields, self.stream, self.source_component, self.source_task)
 
     def row(self, index: int) -> Tuple:
         """Row ``index`` as a ``Tuple``."""
-        values = tuple(column[0] for column in self.table.slice(index, 1).to_pydict().values())
+        values = tuple(python_values(column)[0] for column in self.table.slice(index, 1).columns)
         return Tuple(values, self.fields, self.stream, self.source_component, self.source_task)
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter, OrderedDict, defaultdict, deque
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
@@ -162,7 +162,23 @@ def test_a_rebuilt_task_gets_the_committed_attributes_after_prepare_and_keeps_it
     assert fields_again.writes()[0] == {}  # nothing changed since the commit it came from
 
 
-@pytest.mark.parametrize("value", [datetime(2026, 3, 29, 1, tzinfo=ZoneInfo("Europe/Paris")),
+class _Plus3(tzinfo):
+    """A zone of the user's own: the codec cannot rebuild it."""
+
+    def utcoffset(self, dt):
+        return timedelta(hours=3)
+
+    def dst(self, dt):
+        return timedelta(0)
+
+
+def test_a_zoneinfo_zone_comes_back_as_itself():
+    value = datetime(2026, 3, 29, 1, tzinfo=ZoneInfo("Europe/Paris"))
+    again = decode_field(encode_field(value))
+    assert repr(again) == repr(value) and again.tzinfo is ZoneInfo("Europe/Paris")
+
+
+@pytest.mark.parametrize("value", [datetime(2026, 3, 29, 1, tzinfo=_Plus3()),
                                    type("Stamp", (datetime,), {})(2026, 1, 1)])
 def test_datetimes_that_would_not_come_back_as_they_were_are_refused(value):
     with pytest.raises(TypeError):

@@ -129,7 +129,7 @@ def test_an_aggregation_on_an_arrow_timestamp_column_equals_one_on_milliseconds(
                           .cast(pa.timestamp("us", "UTC")), "v": [v for _, v in part]})
         columns = TaskInput()
         columns.append_table("spout", 0, "default", fields, table)
-        assert on_column._columnar != isinstance(assigner, Sessions)  # sessions take the tuple path
+        assert on_column._columnar  # sessions take columns too (issue 36)
         assert takes(on_column.spec, columns.segments[0])
         tuples = TaskInput.of([Tuple([k, ms, v], fields, "default", "spout", 0)
                                for k, (ms, v) in zip(keys, part, strict=True)])

@@ -67,6 +67,15 @@ AGGREGATORS = [
     aggregators.collect("v"),
     ColumnOnlySum(),
 ]
+# The ranking and distinct aggregators (issue 36): ties broken by arrival, whole rows kept as dicts.
+RANKING = [
+    aggregators.top_n("v", 2),
+    aggregators.max_by("key", "v"),
+    aggregators.min_by(None, "v"),
+    aggregators.top_k("v", 2, ties="all", value=["key", "ts"]),
+    aggregators.top_k("v", 1),
+    aggregators.distinct_count("v"),
+]
 TRIGGERS = [
     None,
     Repeatedly(AfterCount(3)),
@@ -120,11 +129,24 @@ def task_of(bolt):
     return task, emitted
 
 
+def feed_both(b, columnar, per_tuple):
+    """Batch ``b`` into both ``(task, emitted, input)``: the same panes, late tuples, drops and state after it."""
+    for task, _, batch_input in (columnar, per_tuple):
+        task.advance_to(1_000 * (b + 1))
+        if len(batch_input):
+            task.execute_batch(batch_input)
+        task.end_batch()
+    (ct, c_out, _), (pt, p_out, _) = columnar, per_tuple
+    assert c_out == p_out, f"batch {b}"
+    assert ct.snapshot() == pt.snapshot(), f"batch {b}"
+    assert (ct.late_tuples, ct.closed_window_drops) == (pt.late_tuples, pt.closed_window_drops), f"batch {b}"
+
+
 @settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "250")), deadline=None)
 @given(
     batches=st.lists(rows, min_size=1, max_size=6),
     assigner=st.sampled_from(ASSIGNERS),
-    aggregator=st.sampled_from(AGGREGATORS),
+    aggregator=st.sampled_from(AGGREGATORS + RANKING),
     trigger=st.sampled_from(TRIGGERS),
     mode=st.sampled_from(list(AccumulationMode)),
     lateness=st.sampled_from([0, 700]),
@@ -148,34 +170,49 @@ def test_columns_and_tuples_give_the_same_panes_late_tuples_and_state(
         as_columns = TaskInput()
         as_columns.append_table("spout", 0, "default", FIELDS, table)
         as_tuples = TaskInput.of([Tuple(row, FIELDS, "default", "spout", 0) for row in data])
-        for task, batch_input in ((columnar, as_columns), (per_tuple, as_tuples)):
-            task.advance_to(1_000 * (b + 1))
-            if len(batch_input):
-                task.execute_batch(batch_input)
-            task.end_batch()
-        assert columnar_out == per_tuple_out, f"batch {b}"
-        assert columnar.snapshot() == per_tuple.snapshot(), f"batch {b}"
-        assert (columnar.late_tuples, columnar.closed_window_drops) == (
-            per_tuple.late_tuples,
-            per_tuple.closed_window_drops,
-        )
+        feed_both(b, (columnar, columnar_out, as_columns), (per_tuple, per_tuple_out, as_tuples))
     columnar.close()
     per_tuple.close()
     assert columnar_out == per_tuple_out
 
 
-def test_only_fixed_sliding_and_global_windows_with_a_timestamp_field_and_add_column_take_columns():
-    from windowing import Sessions
+def test_fixed_sliding_global_and_session_windows_with_a_timestamp_field_and_add_column_take_columns():
+    from windowing import Sessions, TimeDifferenceWindows
 
     base = WindowedAggregateBolt(aggregators.sum("v")).with_timestamp_field("ts")
     assert supports(base.with_windows(FixedWindows(Duration(10))).build_spec("agg"))
-    assert not supports(base.with_windows(Sessions(Duration(10))).build_spec("agg"))
-    top = (
-        WindowedAggregateBolt(aggregators.top_n("v", 2))
+    assert supports(base.with_windows(Sessions(Duration(10))).build_spec("agg"))
+    assert not supports(base.with_windows(TimeDifferenceWindows(Duration(10), Duration(5))).build_spec("agg"))
+    extracted = WindowedAggregateBolt(aggregators.sum("v")).with_timestamp_extractor(lambda t: t["ts"])
+    assert not supports(extracted.with_windows(Sessions(Duration(10))).build_spec("agg"))
+    user = (
+        WindowedAggregateBolt(ColumnOnlySum())
         .with_windows(FixedWindows(Duration(10)))
         .with_timestamp_field("ts")
     )
-    assert not supports(top.build_spec("agg"))
+    assert supports(user.build_spec("agg"))  # a user's aggregator with add_column takes the fast path
+    per_tuple = (
+        WindowedAggregateBolt(PerTupleSum())
+        .with_windows(FixedWindows(Duration(10)))
+        .with_timestamp_field("ts")
+    )
+    assert not supports(per_tuple.build_spec("agg"))
+
+
+class PerTupleSum:
+    """A user's aggregator without ``add_column``: the per-tuple path."""
+
+    def create(self):
+        return 0
+
+    def add(self, acc, tup):
+        return acc + tup["v"]
+
+    def merge(self, accs):
+        return sum(accs)
+
+    def extract(self, acc):
+        return acc
 
 
 @pytest.mark.parametrize("aggregator", AGGREGATORS[:-1], ids=lambda a: type(a).__name__)
@@ -194,13 +231,13 @@ def test_groups_are_numbered_in_first_touch_order_whether_their_ids_are_dense_or
     # Sparse ids (many keys times many windows, few rows) take the sorting branch, dense ones the arrays.
     import numpy as np
 
-    from bolts.aggregate.columnar import _first_touch_groups
+    from bolts.aggregate.row_groups import first_touch_groups
 
     numbers: dict[int, int] = {}
     for i in ids:
         numbers.setdefault(i, len(numbers))
     firsts = [ids.index(i) for i in numbers]
-    group_of_pair, first_pair = _first_touch_groups(np.array(ids, np.int64) * spread)
+    group_of_pair, first_pair = first_touch_groups(np.array(ids, np.int64) * spread)
     assert group_of_pair.tolist() == [numbers[i] for i in ids]
     assert first_pair.tolist() == firsts
 

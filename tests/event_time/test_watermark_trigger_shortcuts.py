@@ -5,7 +5,8 @@ not consulted when its batch closes while the watermark is before its end; the
 default trigger is decided without a trigger context (it fires exactly when the
 watermark is at or past the end); and an expiring window's last pane is emitted
 without consulting its trigger and without updating the window it deletes
-(``PaneEmitter.collect``). The oracle is the same trigger behind a subclass that
+(``PaneEmitter.collect``, and ``collect_all`` when every window due expires, its
+panes handed to the sink in one call). The oracle is the same trigger behind a subclass that
 opts out of the first two, run by a task with the third turned off. Panes, late
 tuples and the whole task state must be equal after every batch, with tuples
 placed one by one and on columns.
@@ -105,11 +106,24 @@ def test_only_triggers_that_cannot_fire_before_the_end_are_silent_before_it(trig
     assert trigger.silent_before_end() is silent
 
 
-def _task(bolt):
+class _Sink:
+    """A sink that takes many panes at once (``extend``), as the batch loop's does: panes are emitted in bulk."""
+
+    def __init__(self, emitted):
+        self.emitted = emitted
+
+    def __call__(self, stream, values):
+        self.emitted.append((stream, values))
+
+    def extend(self, stream, rows):
+        self.emitted.extend((stream, values) for values in rows)
+
+
+def _task(bolt, bulk=False):
     emitted: list = []
     task = make_task(copy.deepcopy(bolt), TaskOptions(component="agg", input_streams=[("spout", "default")],
                                                       watermark_at_batch_end=True))
-    task.prepare({}, lambda stream, values: emitted.append((stream, values)))
+    task.prepare({}, _Sink(emitted) if bulk else lambda stream, values: emitted.append((stream, values)))
     return task, emitted
 
 
@@ -128,10 +142,11 @@ rows = st.lists(
     lateness=st.sampled_from([0, 900]),
     combiner=st.sampled_from(["end_of_window", "earliest", "latest"]),
     closing=st.sampled_from(["fire_if_non_empty", "fire_always"]),
+    on_time=st.sampled_from(["fire_always", "fire_if_non_empty"]),
     on_columns=st.booleans(),
 )
 def test_shortcuts_give_the_panes_and_state_of_consulting_the_trigger(
-    batches, pair, assigner, mode, lateness, combiner, closing, on_columns
+    batches, pair, assigner, mode, lateness, combiner, closing, on_time, on_columns
 ):
     def bolt(trigger):
         return (
@@ -143,12 +158,13 @@ def test_shortcuts_give_the_panes_and_state_of_consulting_the_trigger(
             .with_allowed_lateness(Duration(lateness))
             .with_timestamp_combiner(combiner)
             .with_closing_behavior(closing)
+            .with_on_time_behavior(on_time)
             .with_lag(Duration(300))
             .with_watermark_interval(Duration(500))
             .with_late_tuple_stream("late")
         )
 
-    fast, fast_out = _task(bolt(pair[0]))
+    fast, fast_out = _task(bolt(pair[0]), bulk=True)  # expiring windows collected and emitted in bulk
     consulted, consulted_out = _task(bolt(pair[1]))
     consulted.collect_unconsulted = False
     for b, batch in enumerate(batches):

@@ -141,7 +141,8 @@ def test_a_restored_task_goes_on_as_the_one_that_was_not_stopped():
 
 def test_spark_semantics_needs_an_event_time_column():
     b = WindowedAggregateBolt(aggregators.count()).with_windows(FixedWindows(Duration.seconds(1)))
-    with pytest.raises(ValueError, match=r"with_spark_semantics: Spark's watermark needs an event-time column"):
+    expected = r"with_spark_semantics: bolt 'counter' follows Spark's watermark, which needs an event-time column"
+    with pytest.raises(ValueError, match=expected):
         b.with_spark_semantics().build_spec("counter")
 
 

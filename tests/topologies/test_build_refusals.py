@@ -125,10 +125,29 @@ def test_an_aggregation_timestamp_field_the_stream_lacks():
 
 
 def test_an_aggregation_without_windows_on_tuples_that_carry_none():
-    bolt = WindowedAggregateBolt(aggregators.count())
+    bolt = WindowedAggregateBolt(aggregators.count()).with_timestamp_field("ts")
     refused(lambda b: b.set_bolt("x", bolt).shuffle_grouping("events"),
             "with_windows: bolt 'x' has no window assigner, so it takes each tuple's window from field "
             "'window_start', but events:default does not declare it")
+
+
+def test_an_aggregation_that_cannot_retract_reading_panes_that_retract():
+    from windowing import AccumulationMode
+
+    def wire(b, mode, aggregator):
+        counts = aggregate().with_timestamp_field("ts").with_accumulation_mode(mode)
+        b.set_bolt("counts", counts).shuffle_grouping("events")
+        b.set_bolt("x", WindowedAggregateBolt(aggregator).with_timestamp_field("timestamp")).shuffle_grouping("counts")
+
+    refused(lambda b: wire(b, AccumulationMode.ACCUMULATING_AND_RETRACTING, aggregators.max_by("key", "value")),
+            "create_topology: bolt 'x' aggregates the panes of 'counts', which emits retractions "
+            "(AccumulationMode.ACCUMULATING_AND_RETRACTING), but its aggregator MaxBy(value='key', by='value') "
+            "cannot retract (it has no retract(acc, tuple))")
+    for mode, aggregator in ((AccumulationMode.ACCUMULATING, aggregators.max_by("key", "value")),
+                             (AccumulationMode.ACCUMULATING_AND_RETRACTING, aggregators.distinct_count("key"))):
+        b = builder()
+        wire(b, mode, aggregator)
+        b.create_topology()  # panes without retractions, or an aggregator that retracts
 
 
 def test_an_aggregation_late_stream_named_default():

@@ -50,6 +50,14 @@ class EmitBuffer:
             kept = [list(v) if type(v) is TaskIds else v for v in kept]
         self.items.append((stream, kept) if task_id is None else (stream, kept, task_id))
 
+    def extend(self, stream: str, rows: list[list[Any]]) -> None:
+        """Keep many tuples emitted on ``stream``, in order: lists of values the emitter made and lets go of.
+
+        For a task's own values (a windowed aggregation's panes), which hold no
+        task ids from ``emit``: kept as they are, one call for many tuples.
+        """
+        self.items.extend([(stream, values) for values in rows])
+
     def take(self) -> list[Emission]:
         """The emissions since the last call, in order."""
         items, self.items = self.items, []

@@ -40,6 +40,7 @@ from topologies.engine.batch_layout import PARTITION_COLUMN, BatchLayout, partit
 from topologies.engine.routing import SPOUT_TASK, CounterKey, Order, RoutingTable, route_spout_tables
 from topologies.engine.stage import StageSpec, TaskCache, run_stage_task
 from topologies.sinks.typed_outputs import StreamTypes
+from windowing.arrow_values import python_values
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -268,7 +269,7 @@ def outputs_of(rows: pa.Table) -> list[tuple[str, int, str, list[Any]]]:
     for row in out.select(["source", "source_task", "stream", "o1", "payload"]).to_pylist():
         if row["o1"] == 0:
             values_table = read_ipc(row["payload"])
-            columns = [values_table.column(i).to_pylist() for i in range(values_table.num_columns)]
+            columns = [python_values(values_table.column(i)) for i in range(values_table.num_columns)]
             source, task, stream = row["source"], row["source_task"], row["stream"]
             results.extend((source, task, stream, list(v)) for v in zip(*columns, strict=True))
         else:

@@ -25,6 +25,7 @@ from topologies.engine.routing import SPOUT_TASK, CounterKey, Order, RoutingTabl
 from topologies.engine.stage import StageSpec, TaskCache, run_stage_task
 from topologies.sinks.records import Output, OutputKey
 from topologies.topology import Topology
+from windowing.arrow_values import python_values
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -62,7 +63,7 @@ class _Routed:
 
     def output_table(self, source: str, stream: str, rows: pa.Table, order: Order) -> None:
         """Keep a spout's rows on a stream nobody subscribes to, as outputs."""
-        columns = [rows.column(i).to_pylist() for i in range(rows.num_columns)]
+        columns = [python_values(rows.column(i)) for i in range(rows.num_columns)]
         out = self.outputs.setdefault((0, 0), [])
         out.extend(Output(source, SPOUT_TASK, stream, list(v)) for v in zip(*columns, strict=True))
 

@@ -1,0 +1,82 @@
+"""Arrow values as Python values in one representation: an aware timestamp comes back in UTC, as ``datetime.UTC``.
+
+pyarrow turns a timestamp column with a zone (Spark's ``TimestampType`` is
+``timestamp[us, tz=<session zone>]``) into datetimes whose ``tzinfo`` is a
+``zoneinfo.ZoneInfo`` of that zone, but gives ``datetime.timezone`` for a fixed
+offset such as ``"+00:00"``. A value sent between tasks or read back from a
+store goes through squall's msgpack codec (``bolts.codecs.value_codec``), which
+rebuilt a fixed offset too: so the same spout value came back as
+``ZoneInfo('UTC')`` in driver mode and as ``timezone.utc`` in distributed mode.
+Every place squall turns Arrow into Python values reads timestamp columns with
+a zone as UTC instead, with ``tzinfo=datetime.UTC`` (one object with
+``timezone.utc``), whatever the placement. The instant is unchanged: Arrow, as
+Spark, stores instants, and its zone only says how to show them (the cast is
+metadata only). Columns without a zone (``timestamp_ntz``) stay naive.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+#: The zone a timestamp column is read in: a fixed offset, which pyarrow gives as ``datetime.timezone.utc``.
+UTC_OFFSET = "+00:00"
+
+
+def utc_type(kind: pa.DataType) -> pa.DataType | None:
+    """``kind`` with every zoned timestamp in it (nested in lists, structs, maps too) read in UTC; None if unchanged."""
+    import pyarrow as pa
+
+    if pa.types.is_timestamp(kind):
+        return pa.timestamp(kind.unit, tz=UTC_OFFSET) if kind.tz is not None and kind.tz != UTC_OFFSET else None
+    if pa.types.is_map(kind):
+        key, item = utc_type(kind.key_type), utc_type(kind.item_type)
+        if key is None and item is None:
+            return None
+        return pa.map_(key or kind.key_type, item or kind.item_type, keys_sorted=kind.keys_sorted)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        item = utc_type(kind.value_type)
+        if item is None:
+            return None
+        field = kind.value_field.with_type(item)
+        if pa.types.is_fixed_size_list(kind):
+            return pa.list_(field, kind.list_size)
+        return pa.large_list(field) if pa.types.is_large_list(kind) else pa.list_(field)
+    if pa.types.is_struct(kind):
+        fields = [kind.field(i) for i in range(kind.num_fields)]
+        changed = [utc_type(f.type) for f in fields]
+        if all(c is None for c in changed):
+            return None
+        return pa.struct([f if c is None else f.with_type(c) for f, c in zip(fields, changed, strict=True)])
+    return None
+
+
+def in_utc(column: Any) -> Any:
+    """An Arrow array or chunked array with its zoned timestamps read in UTC (the column itself when it has none)."""
+    kind = utc_type(column.type)
+    return column if kind is None else column.cast(kind)
+
+
+def python_values(column: Any) -> list[Any]:
+    """``column.to_pylist()``, with zoned timestamps as UTC datetimes (``tzinfo=datetime.UTC``)."""
+    return in_utc(column).to_pylist()  # type: ignore[no-any-return]
+
+
+def python_rows(table: Any) -> list[dict[str, Any]]:
+    """``table.to_pylist()`` (a dict per row), with zoned timestamps as UTC datetimes (``tzinfo=datetime.UTC``)."""
+    import pyarrow as pa
+
+    schema = table.schema
+    kinds = [utc_type(f.type) for f in schema]
+    if any(k is not None for k in kinds):
+        table = table.cast(pa.schema([f if k is None else f.with_type(k) for f, k in zip(schema, kinds, strict=True)],
+                                     metadata=schema.metadata))
+    return table.to_pylist()  # type: ignore[no-any-return]
+
+
+def python_value(scalar: Any) -> Any:
+    """``scalar.as_py()``, with a zoned timestamp as a UTC datetime (``tzinfo=datetime.UTC``)."""
+    kind = utc_type(scalar.type)
+    return (scalar if kind is None else scalar.cast(kind)).as_py()
