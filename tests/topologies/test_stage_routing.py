@@ -131,13 +131,17 @@ def test_a_shuffle_deals_each_partition_from_the_batchs_counter_plus_its_number(
 
 @pytest.mark.spark
 def test_spark_stages_give_the_outputs_of_the_stages_run_here(spark, redis_url, tmp_path):
-    """The same functions on Spark's executors (persisted DataFrames, one task per partition) as in this process."""
+    """The same functions on Spark's executors (persisted DataFrames, one task per partition) as in this process.
+
+    Spark's frames run twice: with the spouts cut into chunks by the Python
+    pass (the default) and routed in the plan.
+    """
     from state_backends import open_backend
 
     topology = mixed(tmp_path)
     batches = rows_of(keyed_rows(3, 10, seed=5))
     outputs = []
-    for engine in (LocalFrames(), SparkFrames(spark)):
+    for engine in (LocalFrames(), SparkFrames(spark), SparkFrames(spark, routes_spouts_in_plan=True)):
         state = "memory://" if isinstance(engine, LocalFrames) else redis_url
         executor = batch_loop(topology, BatchClock(tmp_path / uuid.uuid4().hex, counting_clock()),
                               mode="distributed", backend=open_backend(state), name=f"s-{uuid.uuid4().hex[:8]}",
@@ -146,7 +150,7 @@ def test_spark_stages_give_the_outputs_of_the_stages_run_here(spark, redis_url, 
             executor.run(batch_id, {"events": rows})
         executor.flush()
         outputs.append(executor.log.all())
-    assert outputs[0] and outputs[1] == outputs[0]
+    assert outputs[0] and outputs[1] == outputs[0] and outputs[2] == outputs[0]
 
 
 def _where_it_ran(key, table: pa.Table) -> pa.Table:

@@ -1,11 +1,11 @@
 """The distributed placement: each layer's tasks run on Spark's executors; the batch loop sees status rows only.
 
-For each batch, a spout's rows go from the scan into the shuffle of the layer
-that reads them, each row's task computed by Spark in the plan
-(:mod:`topologies.engine.placements.spout_plan`), or, for a spout whose
-subscribers' tasks Spark cannot compute, are cut into per-task chunks with the
+For each batch, a spout's rows are cut into per-task chunks with the
 topology's groupings where Spark read them
-(:func:`~topologies.engine.placements.chunks.route_spout_partition`). Each
+(:func:`~topologies.engine.placements.chunks.route_spout_partition`), or, when
+the frame engine routes spouts in the plan, go from the scan into the shuffle
+of the layer that reads them, each row's task computed by Spark
+(:mod:`topologies.engine.placements.spout_plan`). Each
 layer is one Spark job: the rows addressed to its bolts' tasks, shuffled so
 each task is alone in a partition, where a Python worker runs the task (one
 Python pass per layer: :func:`~topologies.engine.placements.chunks.run_task_group`)

@@ -1,7 +1,9 @@
 """Spout rows Spark routes itself: each subscriber's task computed in the plan, from the scan into the shuffle.
 
-In distributed mode a spout's rows reach their tasks without a Python pass of
-their own when Spark can compute every subscriber's task in the plan
+With ``SparkFrames(routes_spouts_in_plan=True)`` (not the default: see
+:class:`~topologies.engine.placements.frames.SparkFrames` for what it measured),
+a spout's rows reach their tasks without a Python pass of their own when Spark
+can compute every subscriber's task in the plan
 (:meth:`SpoutPlan.rows_for`): each row becomes one row per ``(bolt, task)``
 it goes to (``explode``), with the order the driver placement delivers it in
 (``o2`` its Spark partition, ``o3`` its spout, ``o4`` its row number within
