@@ -242,13 +242,17 @@ def mixed(data: Path) -> Topology:
 
 
 def join(data: Path) -> Topology:
-    """A WindowedJoinBolt over two spouts, keyed by ``key``, 2 s windows."""
+    """WindowedJoinBolts over two spouts, keyed by ``key``: 2 s windows, and 700 ms windows of matches only."""
     b = TopologyBuilder()
     b.set_spout("left", spout(data / "left", "left"))
     b.set_spout("right", spout(data / "right", "right"))
     bolt = (WindowedJoinBolt("left", "right", key_fields=("key",)).with_windows(FixedWindows(Duration.seconds(2)))
             .with_timestamp_field("ts").with_watermark_interval(Duration.milliseconds(300)))
     b.set_bolt("join", bolt, 2).fields_grouping("left", Fields("key"), "left") \
+        .fields_grouping("right", Fields("key"), "right")
+    matched = (WindowedJoinBolt("left", "right", key_fields=("key",), matched_only=True)
+               .with_windows(FixedWindows(Duration.milliseconds(700))).with_timestamp_field("ts"))
+    b.set_bolt("matched", matched, 2).fields_grouping("left", Fields("key"), "left") \
         .fields_grouping("right", Fields("key"), "right")
     return b.create_topology()
 
