@@ -70,6 +70,8 @@ echo "test_lowest_pyspark.sh: venv ready after $((SECONDS - started)) s"
 # The venv's python everywhere: the tests' subprocesses run `python` and Spark's workers PYSPARK_PYTHON; SPARK_HOME
 # must not point at another installation.
 unset SPARK_HOME PYTHONPATH
+# These tests start few JVMs: making a class archive for this PySpark (tests/jvm_archive.py) would cost more than it saves.
+export SQUALL_TESTS_NO_JVM_ARCHIVE=1
 export PATH="$VENV/bin:$PATH" PYSPARK_PYTHON="$PY" PYSPARK_DRIVER_PYTHON="$PY"
 "$PY" -m pytest -q -p no:cacheprovider \
   -m "spark and not cluster and not faults and not kafka and not connect and not packaging" \

@@ -4,8 +4,8 @@ import importlib.util
 
 import pytest
 
-# Fixture plugins: the real servers (Redis, HBase) and the shared SparkSession.
-PLUGINS = ("tests.service_fixtures", "tests.spark_fixtures", "tests.connect_fixtures")
+# Fixture plugins: the real servers (Redis, HBase), the shared SparkSession, and the JVMs' class archive.
+PLUGINS = ("tests.service_fixtures", "tests.spark_fixtures", "tests.connect_fixtures", "tests.jvm_archive")
 pytest_plugins = [name for name in PLUGINS if importlib.util.find_spec(name) is not None]
 
 
