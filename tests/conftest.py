@@ -4,8 +4,9 @@ import importlib.util
 
 import pytest
 
-# Fixture plugins: the real servers (Redis, HBase), the shared SparkSession, and the JVMs' class archive.
-PLUGINS = ("tests.service_fixtures", "tests.spark_fixtures", "tests.connect_fixtures", "tests.jvm_archive")
+# Fixture plugins: the real servers (Redis, HBase), the shared SparkSession; the JVMs' class archive, the times.
+PLUGINS = ("tests.service_fixtures", "tests.spark_fixtures", "tests.connect_fixtures", "tests.jvm_archive",
+           "tests.timings")
 pytest_plugins = [name for name in PLUGINS if importlib.util.find_spec(name) is not None]
 
 
