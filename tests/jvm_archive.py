@@ -15,6 +15,8 @@ through ``SPARK_SUBMIT_OPTS``, which ``spark-submit`` adds to every driver's
 JVM options beside any ``spark.driver.extraJavaOptions``: to the drivers (the
 shared session, child drivers, Connect servers) and, as the system property
 ``spark.executor.defaultJavaOptions`` their SparkConf reads, to their executors.
+Executors, which live for one test, also run C1 alone and the serial
+collector (on two cores, C2's and G1's threads slow a short test down).
 
 A JVM whose class path or Java differs from the archive's (another PySpark in
 a packaging test's venv, ``spark.driver.extraClassPath``) ignores the archive
@@ -40,6 +42,7 @@ REPO = Path(__file__).resolve().parent.parent
 ROOT = REPO / ".cache" / "jvm-archive"
 SPARK_MARKERS = frozenset({"spark", "connect", "cluster", "faults", "kafka"})
 QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"  # a JVM that cannot use the archive says nothing of it
+SHORT_LIVED = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData"
 
 
 def _key() -> str:
@@ -71,8 +74,9 @@ def prepare() -> dict[str, str]:
             return {}
         partial.replace(archive)  # whole or absent: a JVM never maps a half-written archive
     opts = f"-XX:SharedArchiveFile={archive} {QUIET}"
-    # A driver reads spark.* system properties into its SparkConf: executors get the archive through it.
-    executors = f'-Dspark.executor.defaultJavaOptions="{opts}"'
+    # A driver reads spark.* system properties into its SparkConf: executors get the archive through it, and the
+    # options of a JVM that lives for one test: C1 alone and the serial collector spend no core on C2 or G1's threads.
+    executors = f'-Dspark.executor.defaultJavaOptions="{opts} {SHORT_LIVED}"'
     return {"SPARK_SUBMIT_OPTS": " ".join(filter(None, [os.environ.get("SPARK_SUBMIT_OPTS"), opts, executors]))}
 
 
