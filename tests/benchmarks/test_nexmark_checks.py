@@ -97,13 +97,19 @@ def test_a_bad_option_value_is_refused_naming_the_option_and_the_value(argv, mes
     assert message in capsys.readouterr().err
 
 
+def one_driver_round(query, spark, directory, *, events, disorder_ms, lag_ms):
+    """One round of ``query`` in driver mode and in Spark, on 1,000 events/s in files of 5,000; it must pass."""
+    config = NexmarkConfig(events=events, events_per_file=5_000, rate=1_000, disorder_ms=disorder_ms)
+    workload = Workload(write_events(config, directory), lag_ms=lag_ms)
+    result = suite.run_query(query, spark, workload, ["driver"], {"driver": "memory://"}, rounds=1, log=lambda _: None)
+    assert result.ok, result.failures
+    return result
+
+
 @pytest.mark.spark
 def test_hot_items_in_squall_equal_sparks_own_query_on_the_same_files(spark, tmp_path):
     """q5 end to end, tiny: 40 s of event time (1,000 events/s) in 8 files read 2 per batch, disorder 2 s."""
-    config = NexmarkConfig(events=40_000, events_per_file=5_000, rate=1_000, disorder_ms=2_000)
-    workload = Workload(write_events(config, tmp_path), lag_ms=4_000)
-    result = suite.run_query(Q5, spark, workload, ["driver"], {"driver": "memory://"}, rounds=1, log=lambda _: None)
-    assert result.ok, result.failures
+    result = one_driver_round(Q5, spark, tmp_path, events=40_000, disorder_ms=2_000, lag_ms=4_000)
     spark_check, driver_check = result.checks
     assert spark_check.startswith("q5 spark, round 1 (every window): equal to Spark's (")
     assert driver_check.startswith("q5 driver, round 1 (every window): equal to Spark's (")
@@ -113,7 +119,4 @@ def test_hot_items_in_squall_equal_sparks_own_query_on_the_same_files(spark, tmp
 @pytest.mark.spark
 def test_new_users_come_once_per_person_and_window_under_disorder(spark, tmp_path):
     """q8 with 15 s of disorder (the smoke run's shape): a later auction of a person's window adds no second row."""
-    config = NexmarkConfig(events=100_000, events_per_file=5_000, rate=1_000, disorder_ms=15_000)
-    workload = Workload(write_events(config, tmp_path), lag_ms=15_000)
-    result = suite.run_query(Q8, spark, workload, ["driver"], {"driver": "memory://"}, rounds=1, log=lambda _: None)
-    assert result.ok, result.failures
+    one_driver_round(Q8, spark, tmp_path, events=100_000, disorder_ms=15_000, lag_ms=15_000)

@@ -29,6 +29,7 @@ from bolts.codecs.window_state_codec import CHUNK_PREFIX, DEAD_PREFIX
 from bolts.storm.table_rows import TableRows
 from bolts.task_input import TaskInput
 from state_backends.memory import MemoryBackend
+from tests.bolts_for_tests import WindowIds
 from tests.service_fixtures import fresh_namespace as fresh
 from windowing import Count, Duration
 
@@ -215,16 +216,9 @@ def test_the_window_holds_its_own_copy_of_what_memory_stores():
 def test_a_block_cut_down_before_its_first_commit_stores_its_live_rows():
     # A Count(100) window over a large batch: evaluated (and its block cut down to a copy of its 100 live rows)
     # before the batch commits. The commit stores those 100 rows; a restart goes on as a task that never stopped.
-    class Ids(BaseWindowedBolt):
-        def execute(self, window):
-            self.collector.emit([[t["value"] for t in window.get()]])
-
-        def declare_output_fields(self, declarer):
-            declarer.declare(Fields("values"))
-
     def task_of(store, emitted):
         options = TaskOptions(component="w", input_streams=(("events", "default"),), store=store)
-        task = make_task(Ids().with_window(Count(100), Duration(10)), options)
+        task = make_task(WindowIds("value").with_window(Count(100), Duration(10)), options)
         task.prepare({}, lambda stream, values: emitted.append(values[0]))
         return task
 

@@ -6,10 +6,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bolts import BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, TaskOptions, Tuple, TupleError, make_task
+from bolts import BaseStatefulWindowedBolt, Fields, TaskOptions, Tuple, TupleError, make_task
 from bolts.codecs.window_state_codec import META_KEY, STATE_VERSION, pack, unpack
 from state_backends import open_backend
+from tests.bolts_for_tests import WindowIds
 from tests.service_fixtures import fresh_namespace as fresh
+from tests.windowing.helpers import unit
 from topologies.testing import BoltHarness
 from windowing import Count, Duration
 
@@ -27,10 +29,6 @@ class RunningTotal(BaseStatefulWindowedBolt):
         declarer.declare(Fields("ids", "total"))
 
 
-def _unit(kind, value):
-    return Count(value) if kind == "count" else Duration(value)
-
-
 config = st.fixed_dictionaries(
     {
         "length": st.tuples(st.sampled_from(["count", "time"]), st.integers(1, 30)),
@@ -46,7 +44,7 @@ batch = st.lists(st.tuples(st.sampled_from(["feed", "advance"]), st.integers(-3,
 
 
 def _bolt(cfg):
-    bolt = RunningTotal().with_window(_unit(*cfg["length"]), _unit(*cfg["slide"]))
+    bolt = RunningTotal().with_window(unit(*cfg["length"]), unit(*cfg["slide"]))
     if cfg["event_time"]:
         bolt = bolt.with_timestamp_field("ts").with_lag(Duration(cfg["lag"])).with_watermark_interval(Duration(5))
     if cfg["storm"] and cfg["mode"] != "paged":  # Storm-exact event-time windows refuse paging
@@ -169,44 +167,29 @@ def test_a_message_id_that_is_not_an_int_is_refused_before_it_is_held():
     assert h.windows == []
 
 
-class Names(BaseWindowedBolt):
-    def execute(self, window):
-        self.collector.emit([[t["id"] for t in window.get()]])
-
-    def declare_output_fields(self, declarer):
-        declarer.declare(Fields("ids"))
+def _ids_task(store):
+    """A task of a plain windowed bolt (``Count(3)`` sliding by 1) over ``store``, and the list it emits to."""
+    options = TaskOptions(component="b", input_streams=(("s", "default"),), store=store)
+    task = make_task(WindowIds().with_window(Count(3), Count(1)), options)
+    out = []
+    task.prepare({}, lambda stream, values: out.append(values))
+    return task, out
 
 
 def test_a_plain_windowed_bolt_persists_its_windows_when_asked(backend):
     store = fresh(backend)
-
-    def build():
-        options = TaskOptions(component="b", input_streams=(("s", "default"),), store=store)
-        task = make_task(Names().with_window(Count(3), Count(1)), options)
-        out = []
-        task.prepare({}, lambda stream, values: out.append(values))
-        return task, out
-
-    task, _ = build()
+    task, _ = _ids_task(store)
     for i in (1, 2):
         task.execute(Tuple([i, 0], Fields("id", "ts"), "default", "s"))
     task.commit(1)
-    resumed, out = build()  # another process picks the task up from the store
+    resumed, out = _ids_task(store)  # another process picks the task up from the store
     resumed.execute(Tuple([3, 0], Fields("id", "ts"), "default", "s"))
     assert out == [[[1, 2, 3]]]
 
 
 def test_a_store_of_a_newer_format_is_refused_and_one_without_a_version_is_read():
     store = open_backend("memory://").namespace("versions")
-
-    def build():
-        options = TaskOptions(component="b", input_streams=(("s", "default"),), store=store)
-        task = make_task(Names().with_window(Count(3), Count(1)), options)
-        out = []
-        task.prepare({}, lambda stream, values: out.append(values))
-        return task, out
-
-    task, _ = build()
+    task, _ = _ids_task(store)
     for i in (1, 2):
         task.execute(Tuple([i, 0], Fields("id", "ts"), "default", "s"))
     assert task.commit(1)
@@ -215,10 +198,10 @@ def test_a_store_of_a_newer_format_is_refused_and_one_without_a_version_is_read(
     store.commit(2, {META_KEY: pack({**meta, "version": STATE_VERSION + 1})})  # as a newer squall would write it
     with pytest.raises(ValueError, match=r"namespace 'versions' in memory://: the window state has format "
                                          r"version 3, newer than this squall reads \(version 2 at most\)"):
-        build()
+        _ids_task(store)
     del meta["version"]  # as squall wrote it before versions: still read
     store.commit(3, {META_KEY: pack(meta)})
-    resumed, out = build()
+    resumed, out = _ids_task(store)
     resumed.execute(Tuple([3, 0], Fields("id", "ts"), "default", "s"))
     assert out == [[[1, 2, 3]]]
 

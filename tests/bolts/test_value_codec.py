@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bolts import BaseStatefulWindowedBolt, Fields, Tuple
+from bolts import Fields, Tuple
 from bolts.codecs.value_codec import pack_value, unpack_value
 from state_backends import open_backend
+from tests.bolts_for_tests import StatefulWindowIds
 from topologies.testing import BoltHarness
 from windowing import Count
 from windowing.panes import PaneInfo
@@ -47,17 +48,10 @@ def test_other_types_are_refused_by_name():
         pack_value([{1, 2}])
 
 
-class Stamps(BaseStatefulWindowedBolt):
-    def execute(self, window):
-        self.collector.emit([[t["at"] for t in window.get()]])
-
-    def declare_output_fields(self, declarer):
-        declarer.declare(Fields("ats"))
-
-
 def test_a_persistent_window_keeps_datetime_values_across_a_restart():
     store = open_backend("memory://").namespace("n")
-    h = BoltHarness(Stamps().with_window(Count(3), Count(1)).with_persistence(), fields=("at",), state=store)
+    bolt = StatefulWindowIds("at").with_window(Count(3), Count(1)).with_persistence()
+    h = BoltHarness(bolt, fields=("at",), state=store)
     first, second = datetime(2026, 11, 22, 9, 0, tzinfo=UTC), date(2026, 11, 23)
     h.feed({"at": first})
     h.feed({"at": second})

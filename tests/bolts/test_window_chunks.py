@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from bolts import BaseStatefulWindowedBolt, Fields, Tuple
+from bolts import Fields, Tuple
 from bolts.codecs import window_state_codec as codec
 from bolts.codecs.window_state_codec import (
     CHUNK_PREFIX,
@@ -25,19 +25,10 @@ from bolts.codecs.window_state_codec import (
     unpack,
 )
 from state_backends import open_backend
+from tests.bolts_for_tests import StatefulWindowIds
 from tests.service_fixtures import fresh_namespace as fresh
 from topologies.testing import BoltHarness
 from windowing import Count, Duration, Event
-
-
-class Ids(BaseStatefulWindowedBolt):
-    """Emits the ids of each window."""
-
-    def execute(self, window):
-        self.collector.emit([[t["id"] for t in window.get()]])
-
-    def declare_output_fields(self, declarer):
-        declarer.declare(Fields("ids"))
 
 
 def _event(seq: int) -> Event[Tuple]:
@@ -79,7 +70,8 @@ def test_chunks_restore_the_live_tuples_after_many_commits_with_expiries_in_any_
 
 def test_a_chunk_and_its_dead_list_are_deleted_once_all_its_tuples_expired():
     ns = open_backend("memory://").namespace("chunks")
-    h = BoltHarness(Ids().with_window(Count(3), Count(1)).with_persistence(), fields=("id", "ts"), state=ns)
+    bolt = StatefulWindowIds().with_window(Count(3), Count(1)).with_persistence()
+    h = BoltHarness(bolt, fields=("id", "ts"), state=ns)
     h.feed_batch([[1, 0], [2, 0], [3, 0]])
     h.commit()
     assert _keys(ns, CHUNK_PREFIX) == [seq_key(CHUNK_PREFIX, 0)]
@@ -124,7 +116,7 @@ def test_a_store_written_with_one_record_per_tuple_still_resumes(backend, chunk_
 
     def bolt():  # event time with disorder: tuples expire out of arrival order
         return (
-            Ids().with_window(Duration(20), Duration(5)).with_timestamp_field("ts").with_lag(Duration(4))
+            StatefulWindowIds().with_window(Duration(20), Duration(5)).with_timestamp_field("ts").with_lag(Duration(4))
             .with_persistence()
         )
 

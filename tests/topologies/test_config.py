@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bolts import BaseBolt, Fields
 from state_backends.urls import split_url
+from tests.bolts_for_tests import ConfEcho
 from topologies import cli
 from topologies import runner as runner_module
 from topologies.config import (
@@ -534,22 +534,10 @@ def test_conf_options_repeat_and_state_defaults_to_none():
 
 
 TOPOLOGY_FILE = """
-from bolts import BaseBolt, Fields
+from tests.bolts_for_tests import ConfEcho
 from topologies import TopologyBuilder
 from topologies.config import Config
 from topologies.spouts import FileSpout
-
-
-class ConfEcho(BaseBolt):
-    def prepare(self, conf, context, collector):
-        self.collector = collector
-        self.seen = [conf.get("my.threshold"), conf.get("my.label"), conf.get(Config.TOPOLOGY_WORKERS)]
-
-    def execute(self, input):
-        self.collector.emit([input["value"], *self.seen])
-
-    def declare_output_fields(self, declarer):
-        declarer.declare(Fields("value", "threshold", "label", "workers"))
 
 
 def build_topology():
@@ -637,18 +625,6 @@ def test_squall_run_refuses_an_unknown_key_without_a_traceback(tmp_path, monkeyp
 
 
 # --- on Spark: the user's keys reach prepare -----------------------------------------------------------------------
-
-class ConfEcho(BaseBolt):
-    def prepare(self, conf, context, collector):
-        self.collector = collector
-        self.seen = [conf.get("my.threshold"), conf.get("my.label"), conf.get(Config.TOPOLOGY_WORKERS)]
-
-    def execute(self, input):
-        self.collector.emit([input["value"], *self.seen])
-
-    def declare_output_fields(self, declarer):
-        declarer.declare(Fields("value", "threshold", "label", "workers"))
-
 
 @pytest.mark.spark
 def test_a_configs_keys_reach_every_prepare_through_the_runner(spark, tmp_path):

@@ -13,7 +13,8 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from bolts import BaseBolt, BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, WindowedAggregateBolt
+from bolts import BaseBolt, BaseStatefulWindowedBolt, Fields, WindowedAggregateBolt
+from tests.bolts_for_tests import WindowIds
 from tests.topologies.helpers import loop_of
 from topologies import TopologyBuilder
 from topologies.spouts import FileSpout
@@ -22,16 +23,6 @@ from windowing import Count, Duration, FixedWindows, SlidingWindows, aggregators
 SUBJECT = "subject"
 FIELDS = ("key", "ts", "value", "id")
 START = 100_000
-
-
-class Values(BaseWindowedBolt):
-    """Emits the window's values (``get()`` only, so bounded windows work too)."""
-
-    def execute(self, window):
-        self.collector.emit([[t["value"] for t in window.get()]])
-
-    def declare_output_fields(self, declarer):
-        declarer.declare(Fields("values"))
 
 
 class StatefulValues(BaseStatefulWindowedBolt):
@@ -114,7 +105,7 @@ def _windowed(cfg: dict[str, Any]) -> BaseBolt:
         elif cfg["assigner"] == "sliding":
             bolt = bolt.with_windows(SlidingWindows(Duration(1_000), Duration(500)))
         return event_time(bolt, cfg)
-    windowed = StatefulValues() if cfg["kind"] == "stateful" else Values()
+    windowed = StatefulValues() if cfg["kind"] == "stateful" else WindowIds("value")
     if cfg["slide"] == "tumbling":
         windowed = windowed.with_tumbling_window(amount(cfg["length"]))
     elif cfg["slide"] is None:

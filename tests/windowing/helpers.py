@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from bolts import BaseWindowedBolt, Fields
+from tests.bolts_for_tests import WindowIds
+from windowing import Count, Duration
 
 
-class Recorder(BaseWindowedBolt):
+class Recorder(WindowIds):
     """A windowed bolt that emits the names in each window (and nothing else)."""
 
-    def execute(self, window):
-        self.collector.emit([[t["name"] for t in window.get()]])
+    def __init__(self) -> None:
+        super().__init__("name")
 
-    def declare_output_fields(self, declarer):
-        declarer.declare(Fields("names"))
+
+def unit(kind, value):
+    """A window length or slide of a random configuration: ``Count(value)`` for ``"count"``, else ``Duration``."""
+    return Count(value) if kind == "count" else Duration(value)
 
 
 def names(tuples):

@@ -26,11 +26,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bolts import BaseWindowedBolt, Fields, TaskOptions, Tuple, TupleError, make_task
+from bolts import Fields, TaskOptions, Tuple, TupleError, make_task
 from bolts.codecs.window_state_codec import META_KEY, Chunks, Schemas, unpack
 from bolts.task_input import TaskInput
 from state_backends.memory import MemoryBackend
-from tests.bolts.test_stateful_recovery import RunningTotal, _unit
+from tests.bolts.test_stateful_recovery import RunningTotal
+from tests.bolts_for_tests import WindowIds
+from tests.windowing.helpers import unit
 from windowing import Count, Duration
 
 STREAMS = [("s", "a"), ("s", "b"), ("t", "a")]
@@ -38,17 +40,9 @@ STREAMS = [("s", "a"), ("s", "b"), ("t", "a")]
 FIELDS = Fields("id", "ts")
 
 
-class Ids(BaseWindowedBolt):
-    def execute(self, window):
-        self.collector.emit([[t["id"] for t in window.get()]])
-
-    def declare_output_fields(self, declarer):
-        declarer.declare(Fields("ids"))
-
-
 def _bolt(cfg):
-    bolt = (Ids() if cfg["mode"] in ("plain", "persisted") else RunningTotal())
-    bolt = bolt.with_window(_unit(*cfg["length"]), _unit(*cfg["slide"]))
+    bolt = (WindowIds() if cfg["mode"] in ("plain", "persisted") else RunningTotal())
+    bolt = bolt.with_window(unit(*cfg["length"]), unit(*cfg["slide"]))
     if cfg["event_time"]:
         bolt = bolt.with_lag(Duration(cfg["lag"])).with_watermark_interval(Duration(cfg["interval"]))
         if cfg["extractor"]:
@@ -263,10 +257,11 @@ def test_the_batch_path_is_taken_except_for_a_processing_time_count_slide():
     def path(bolt):
         return make_task(bolt, TaskOptions(component="w", input_streams=STREAMS))._add_batch.__name__
 
-    assert path(Ids().with_window(Duration(10), Duration(5)).with_timestamp_field("ts")) == "_add_event_time_batch"
-    assert path(Ids().with_window(Count(10), Count(5)).with_timestamp_field("ts")) == "_add_event_time_batch"
-    assert path(Ids().with_window(Count(10), Duration(5))) == "_add_processing_time_batch"
-    assert path(Ids().with_window(Duration(10), Count(5))) == "_execute_each"
+    event_time = "_add_event_time_batch"
+    assert path(WindowIds().with_window(Duration(10), Duration(5)).with_timestamp_field("ts")) == event_time
+    assert path(WindowIds().with_window(Count(10), Count(5)).with_timestamp_field("ts")) == event_time
+    assert path(WindowIds().with_window(Count(10), Duration(5))) == "_add_processing_time_batch"
+    assert path(WindowIds().with_window(Duration(10), Count(5))) == "_execute_each"
 
 
 @pytest.mark.parametrize("bad", [None, "12", 1.5, True])
@@ -295,7 +290,7 @@ def test_a_bad_timestamp_fails_at_its_tuple_after_the_ones_before_it(bad, extrac
 
 
 def test_a_missing_timestamp_field_is_named_as_one_by_one():
-    bolt = Ids().with_window(Duration(10), Duration(5)).with_timestamp_field("ts")
+    bolt = WindowIds().with_window(Duration(10), Duration(5)).with_timestamp_field("ts")
     messages = []
     for batched in (False, True):
         task = make_task(bolt, TaskOptions(component="w", input_streams=STREAMS))
@@ -310,7 +305,7 @@ def test_a_missing_timestamp_field_is_named_as_one_by_one():
 
 
 def test_integral_timestamps_are_read_as_ints():
-    bolt = Ids().with_window(Duration(10), Duration(5)).with_timestamp_field("ts")
+    bolt = WindowIds().with_window(Duration(10), Duration(5)).with_timestamp_field("ts")
     task = make_task(bolt, TaskOptions(component="w", input_streams=STREAMS))
     task.prepare({}, lambda stream, values: None)
     task.execute_batch(TaskInput.of([Tuple([1, np.int64(7)], FIELDS, "a", "s"), Tuple([2, 3], FIELDS, "a", "s")]))

@@ -23,22 +23,14 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from bolts import BaseWindowedBolt
+from tests.bolts_for_tests import Noop
+from tests.windowing.helpers import unit
 from tests.windowing.storm_model import assert_same_windows
 from tests.windowing.storm_oracle import SQUALL, STORM, StormOracle
 from topologies.testing import BoltHarness
-from windowing import Count, Duration
+from windowing import Duration
 
 EXAMPLES = int(os.environ.get("SQUALL_EXAMPLES", "200"))
-
-
-class Noop(BaseWindowedBolt):
-    def execute(self, window):
-        pass
-
-
-def _unit(kind, value):
-    return Count(value) if kind == "count" else Duration(value)
 
 
 config = st.fixed_dictionaries(
@@ -94,7 +86,7 @@ ops_strategy = st.builds(_stream, st.integers(0, 2**32 - 1))
 
 
 def _build(cfg, storm):
-    bolt = Noop().with_window(_unit(*cfg["length"]), _unit(*cfg["slide"]))
+    bolt = Noop().with_window(unit(*cfg["length"]), unit(*cfg["slide"]))
     bolt = bolt.with_timestamp_field("ts").with_lag(Duration(cfg["lag"]))
     bolt = bolt.with_watermark_interval(Duration(cfg["interval"]))
     if storm:

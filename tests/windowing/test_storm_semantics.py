@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from bolts import BaseStatefulWindowedBolt, Fields
+from tests.bolts_for_tests import StatefulWindowIds
 from tests.windowing.helpers import Recorder, summary
 from tests.windowing.test_storm_oracle import _build, _stream, config, ops_strategy
 from topologies import TopologyBuilder
@@ -85,16 +85,9 @@ def test_storm_counts_eligible_tuples_in_arrival_order():
         assert summary(h)[1][2] == (["a"] if storm else ["b"])
 
 
-class Total(BaseStatefulWindowedBolt):
-    def execute(self, window):
-        self.collector.emit([[t["name"] for t in window.get()]])
-
-    def declare_output_fields(self, declarer):
-        declarer.declare(Fields("names"))
-
-
 def _paged(event_time):
-    bolt = Total().with_window(Duration(10)).with_persistence().with_max_events_in_memory(8).with_storm_semantics()
+    bolt = StatefulWindowIds("name").with_window(Duration(10)).with_persistence().with_max_events_in_memory(8)
+    bolt = bolt.with_storm_semantics()
     return bolt.with_timestamp_field("ts") if event_time else bolt
 
 
@@ -125,7 +118,7 @@ def test_processing_time_windows_are_storm_windows_either_way():
 
 
 def test_a_stateful_bolt_takes_storm_semantics_and_recovers_with_them():
-    bolt = Total().with_tumbling_window(Duration(10)).with_timestamp_field("ts").with_persistence()
+    bolt = StatefulWindowIds("name").with_tumbling_window(Duration(10)).with_timestamp_field("ts").with_persistence()
     h = BoltHarness(bolt.with_storm_semantics().with_watermark_interval(Duration(1)),
                     fields=("name", "ts"), state="memory://")
     assert type(h.task.manager.eviction).__name__ == "StormWatermarkTimeEvictionPolicy"

@@ -20,6 +20,7 @@ import pyarrow as pa
 from bolts import BaseStatefulWindowedBolt, BaseWindowedBolt, Fields, TaskOptions, make_task
 from bolts.task_input import TaskInput
 from state_backends.memory import MemoryBackend
+from tests.bolts_for_tests import WindowIds
 from windowing import Count, Duration, Event
 from windowing.storm.block_buffer import BlockBuffer
 
@@ -34,16 +35,6 @@ class Columns(BaseWindowedBolt):
 
     def declare_output_fields(self, declarer):
         declarer.declare(Fields("table"))
-
-
-class Keys(BaseWindowedBolt):
-    """Emits each window's keys, read from its tuples."""
-
-    def execute(self, window):
-        self.collector.emit([[t["key"] for t in window.get()]])
-
-    def declare_output_fields(self, declarer):
-        declarer.declare(Fields("keys"))
 
 
 def _table(stamps: list[int]) -> pa.Table:
@@ -89,7 +80,7 @@ def _run(task, steps: list[list[int] | int], as_rows: bool = False) -> list[Task
 
 def _windows_of_rows(steps: list[list[int] | int]) -> list[list[int]]:
     """The windows' timestamps when the same batches arrive as rows (tuples built at once)."""
-    task, emitted = _task(Keys())
+    task, emitted = _task(WindowIds("key"))
     _run(task, steps, as_rows=True)
     return [[int(key[1:]) for key in keys] for keys in emitted]
 
@@ -129,7 +120,7 @@ def test_out_of_order_rows_are_taken_in_arrival_order():
 def test_a_bolt_that_reads_tuples_gets_them_built_per_window_and_holds_none():
     # Held rows stay in their blocks: each window builds its tuples (in bulk) for its execute only.
     steps = [[1, 2, 10], 11, [12, 25], [26]]
-    task, emitted = _task(Keys())
+    task, emitted = _task(WindowIds("key"))
     first = _deliver(task, _table(steps[0]))
     task.advance_watermark(steps[1])
     assert emitted and task._rows_lazily
@@ -147,7 +138,7 @@ def test_a_storm_exact_bolt_that_reads_tuples_gets_them_built_as_they_arrive():
 
     def task_of():
         emitted: list = []
-        bolt = Keys().with_tumbling_window(Duration(10)).with_timestamp_field("ts").with_storm_semantics()
+        bolt = WindowIds("key").with_tumbling_window(Duration(10)).with_timestamp_field("ts").with_storm_semantics()
         task = make_task(bolt, TaskOptions(component="w", input_streams=[("events", "default")],
                                            watermark_at_batch_end=True))
         task.prepare({}, lambda stream, values: emitted.append(values[0]))

@@ -5,20 +5,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bolts import BaseWindowedBolt
+from tests.bolts_for_tests import Noop
+from tests.windowing.helpers import unit
 from tests.windowing.storm_model import StormModel, assert_same_windows, ids
 from topologies.testing import BoltHarness
-from windowing import Count, Duration
-
-
-class Noop(BaseWindowedBolt):
-    def execute(self, window):
-        pass
-
-
-def _unit(kind, value):
-    return Count(value) if kind == "count" else Duration(value)
-
+from windowing import Duration
 
 config = st.fixed_dictionaries(
     {
@@ -38,7 +29,7 @@ op = st.one_of(
 
 
 def _build(cfg):
-    bolt = Noop().with_window(_unit(*cfg["length"]), _unit(*cfg["slide"]))
+    bolt = Noop().with_window(unit(*cfg["length"]), unit(*cfg["slide"]))
     if cfg["event_time"]:
         bolt = bolt.with_timestamp_field("ts").with_lag(Duration(cfg["lag"]))
         bolt = bolt.with_watermark_interval(Duration(cfg["interval"]))
