@@ -4,8 +4,9 @@ import importlib.util
 
 import pytest
 
-# Fixture plugins: the real servers (Redis, HBase) and the shared SparkSession.
-PLUGINS = ("tests.service_fixtures", "tests.spark_fixtures", "tests.connect_fixtures")
+# Fixture plugins: the real servers (Redis, HBase) and the shared SparkSession; then the markers and tiers derived
+# from those fixtures.
+PLUGINS = ("tests.service_fixtures", "tests.spark_fixtures", "tests.connect_fixtures", "tests.markers")
 pytest_plugins = [name for name in PLUGINS if importlib.util.find_spec(name) is not None]
 
 
