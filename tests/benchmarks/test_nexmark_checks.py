@@ -97,7 +97,6 @@ def test_a_bad_option_value_is_refused_naming_the_option_and_the_value(argv, mes
     assert message in capsys.readouterr().err
 
 
-@pytest.mark.spark
 def test_hot_items_in_squall_equal_sparks_own_query_on_the_same_files(spark, tmp_path):
     """q5 end to end, tiny: 40 s of event time (1,000 events/s) in 8 files read 2 per batch, disorder 2 s."""
     config = NexmarkConfig(events=40_000, events_per_file=5_000, rate=1_000, disorder_ms=2_000)
@@ -110,7 +109,6 @@ def test_hot_items_in_squall_equal_sparks_own_query_on_the_same_files(spark, tmp
     assert driver_check.endswith(" keys)") and "(0 keys)" not in driver_check
 
 
-@pytest.mark.spark
 def test_new_users_come_once_per_person_and_window_under_disorder(spark, tmp_path):
     """q8 with 15 s of disorder (the smoke run's shape): a later auction of a person's window adds no second row."""
     config = NexmarkConfig(events=100_000, events_per_file=5_000, rate=1_000, disorder_ms=15_000)

@@ -650,7 +650,6 @@ class ConfEcho(BaseBolt):
         declarer.declare(Fields("value", "threshold", "label", "workers"))
 
 
-@pytest.mark.spark
 def test_a_configs_keys_reach_every_prepare_through_the_runner(spark, tmp_path):
     from topologies import TopologyBuilder
     from topologies.spouts import FileSpout
@@ -668,7 +667,6 @@ def test_a_configs_keys_reach_every_prepare_through_the_runner(spark, tmp_path):
     assert rows == [[v, 10, {"nested": [1, 2]}, 3] for v in (1, 2, 3)]
 
 
-@pytest.mark.spark
 def test_squall_run_hands_the_files_conf_and_options_to_prepare(spark, tmp_path, capsys):
     path = write_file(tmp_path)
     assert cli.main(["run", str(path), "--available-now", "--checkpoint", str(tmp_path / "ck"),
