@@ -6,9 +6,9 @@ test: :func:`pytest_collection_modifyitems` adds them from the fixtures the
 test uses (``item.fixturenames``, the transitive closure), by
 :data:`FIXTURE_MARKERS`. A test that reaches a fixture only at run time
 (``request.getfixturevalue``, as a parametrized backend does) names it in a
-``pytest.mark.needs("fixture", ...)`` mark, which is expanded the same way; and after the test, every
-fixture it really set up is checked against its markers, so a missing one fails
-the test instead of leaving it in the wrong tier. ``faults`` is the one marker a
+``pytest.mark.needs("fixture", ...)`` mark, expanded the same way. After a
+test, every fixture it really set up is checked against its markers: a
+missing one fails the test instead of leaving it in the wrong tier. ``faults`` is the one marker a
 module states itself: it says what the test does (kill a driver, a store, a
 broker), not what it needs.
 
@@ -39,7 +39,7 @@ FIXTURE_MARKERS: dict[str, frozenset[str]] = {
         "spark": {"spark"},  # the run's local[2] session (tests/spark_fixtures.py)
         "spark_process": {"spark"},  # child processes that start Spark drivers (tests/spark_fixtures.py)
         "local_cluster": {"spark", "cluster"},  # the local-cluster master: two executor processes
-        "standalone_cluster": {"spark", "cluster"},  # a Spark standalone master and worker (tests/cluster)
+        "standalone_cluster": {"spark", "cluster"},  # a Spark standalone master and workers (tests/cluster)
         "connect_server": {"spark", "connect"},  # the run's Spark Connect server (tests/connect_fixtures.py)
         "start_connect_server": {"spark", "connect"},  # a Connect server of the test's own
         "redis_server": {"redis"},  # the run's redis-server (tests/service_fixtures.py)
@@ -57,11 +57,10 @@ FIXTURE_MARKERS: dict[str, frozenset[str]] = {
 #: Every marker this plugin derives or checks, as pyproject.toml registers them.
 MARKERS = ("spark", "redis", "hbase", "kafka", "connect", "cluster", "faults", "packaging")
 
-_NONE_OF = " and not ".join(("", *MARKERS)).removeprefix(" and ")
 #: Each tier's ``-m`` expression. Checked in order, a test is in the first tier whose markers it has: packaging,
 #: then faults, then cluster (local-cluster or Connect), then services, then spark; fast has none of them.
 TIERS: dict[str, str] = {
-    "fast": f"not ({' or '.join(MARKERS)})",
+    "fast": "not (spark or redis or hbase or kafka or connect or cluster or faults or packaging)",
     "spark": "spark and not (redis or hbase or kafka or connect or cluster or faults or packaging)",
     "services": "(redis or hbase or kafka) and not (connect or cluster or faults or packaging)",
     "cluster": "(connect or cluster) and not (faults or packaging)",

@@ -188,3 +188,14 @@ def test_every_fixture_named_by_the_plugin_exists_and_every_marker_is_registered
     assert set(FIXTURE_MARKERS) <= defined, set(FIXTURE_MARKERS) - defined
     registered = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["markers"]
     assert {line.split(":")[0] for line in registered} == set(MARKERS)
+
+
+def test_no_test_writes_a_marker_the_plugin_derives():
+    """Only ``faults`` is written by hand; tests/test_docs.py computes its files' markers from what their blocks
+    read (and the run-time check holds them to the fixtures they reach)."""
+    derived = "|".join(m for m in MARKERS if m != "faults")
+    written = re.compile(rf"pytest\.mark\.({derived})\b")
+    skip = {"markers.py", "test_markers.py", "test_docs.py"}
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in sorted((ROOT / "tests").rglob("*.py")) if p.name not in skip
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if written.search(line)]
+    assert not found, f"markers written by hand (take the fixture instead, tests/markers.py): {found}"
