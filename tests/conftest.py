@@ -4,9 +4,10 @@ import importlib.util
 
 import pytest
 
-# Fixture plugins: the real servers (Redis, HBase), the shared SparkSession; the JVMs' class archive, the times.
-PLUGINS = ("tests.service_fixtures", "tests.spark_fixtures", "tests.connect_fixtures", "tests.jvm_archive",
-           "tests.timings")
+# Fixture plugins: the real servers (Redis, HBase) and the shared SparkSession; the markers and tiers derived from
+# those fixtures; the JVMs' class archive; every test's time.
+PLUGINS = ("tests.service_fixtures", "tests.spark_fixtures", "tests.connect_fixtures", "tests.markers",
+           "tests.jvm_archive", "tests.timings")
 pytest_plugins = [name for name in PLUGINS if importlib.util.find_spec(name) is not None]
 
 

@@ -5,7 +5,8 @@ pyspark package (its server jar ships in ``pyspark/jars``) on a free port
 bound to 127.0.0.1, with a ``local[2]`` master, and waits until it listens.
 The session fixture ``connect_url`` gives ``sc://127.0.0.1:<port>``; a test
 runs its client in a process of its own (:func:`run_connect`). Tests that
-kill the server start their own.
+kill the server start their own (``start_connect_server``). A test taking
+these fixtures is marked ``connect`` and ``spark`` (tests/markers.py).
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,6 +103,23 @@ class ConnectServer:
             except subprocess.TimeoutExpired:
                 self.kill()
         self.proc = None
+
+
+@pytest.fixture(scope="session")
+def start_connect_server() -> Iterator[Callable[..., ConnectServer]]:
+    """Starts a :class:`ConnectServer` of the test's own (its arguments): one to kill, or with other jars or Python.
+
+    A test taking it is marked ``connect`` and ``spark``. Servers left running are stopped when the run ends.
+    """
+    started: list[ConnectServer] = []
+
+    def start(workdir: Path, **options: Any) -> ConnectServer:
+        started.append(ConnectServer(workdir, **options))
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.stop()
 
 
 @pytest.fixture(scope="session")

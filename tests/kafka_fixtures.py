@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -194,6 +194,21 @@ class KafkaBroker:
                                 check=False)
         if result.returncode != 0:
             pytest.fail(f"scripts/kafka.sh {command} {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+
+
+@pytest.fixture(scope="session")
+def start_kafka_broker() -> Iterator[Callable[..., KafkaBroker]]:
+    """Makes a :class:`KafkaBroker` of the test's own (its arguments; the caller starts it); a test taking it is
+    marked ``kafka``. Brokers made are stopped when the run ends."""
+    made: list[KafkaBroker] = []
+
+    def make(**options: Any) -> KafkaBroker:
+        made.append(KafkaBroker(**options))
+        return made[-1]
+
+    yield make
+    for broker in made:
+        broker.stop()
 
 
 @pytest.fixture(scope="session")

@@ -2,8 +2,9 @@
 
 Register with ``pytest_plugins = ["tests.service_fixtures"]``. The fixtures start
 their server on first use, on a free port bound to 127.0.0.1, and stop it when
-the run ends. ``RedisServer`` is also used directly by tests that need a
-short-lived server of their own (to kill it, or with a password or TLS).
+the run ends. ``start_redis`` starts a short-lived ``RedisServer`` of a test's
+own (to kill it, or with a password or TLS). A test taking these fixtures is
+marked ``redis`` or ``hbase`` (tests/markers.py).
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -85,6 +87,23 @@ def redis_server() -> Iterator[RedisServer]:
 
 
 @pytest.fixture(scope="session")
+def start_redis() -> Iterator[Callable[..., RedisServer]]:
+    """Starts a redis-server of the test's own (``RedisServer``'s arguments): one to kill, or with a password or TLS.
+
+    A test taking it is marked ``redis``. Its servers left running are stopped when the run ends.
+    """
+    started: list[RedisServer] = []
+
+    def start(*args: str, **options: Any) -> RedisServer:
+        started.append(RedisServer(*args, **options))
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
 def redis_url(redis_server: RedisServer) -> str:
     """``redis://127.0.0.1:<port>/0`` of the run's shared redis-server."""
     return f"redis://127.0.0.1:{redis_server.port}/0"
@@ -112,8 +131,8 @@ def hbase_url() -> Iterator[str]:
 STORE_BACKENDS = [
     pytest.param("memory", id="memory"),
     pytest.param("journaled", id="journaled"),  # memory:// of a Spark Connect run, journaled beside its checkpoint
-    pytest.param("redis", id="redis", marks=pytest.mark.redis),
-    pytest.param("hbase", id="hbase", marks=pytest.mark.hbase),
+    pytest.param("redis", id="redis", marks=pytest.mark.needs("redis_url")),  # reached at run time (tests/markers.py)
+    pytest.param("hbase", id="hbase", marks=pytest.mark.needs("hbase_url")),
 ]
 
 

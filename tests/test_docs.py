@@ -101,9 +101,16 @@ def services(path: Path) -> list[str]:
     return [variable for variable in SERVICES if any(variable in source for source in sources)]
 
 
+def needs_spark(path: Path) -> bool:
+    """Whether a runnable block of ``path`` uses Spark (or a service, which the docs reach through Spark)."""
+    return bool(services(path)) or any(NEEDS_SPARK.search(b.source) for b in blocks(path) if b.not_run is None)
+
+
 def marks(path: Path) -> list[pytest.MarkDecorator]:
-    """``spark``, and the marker of each service (and ``cluster``) the runnable blocks of ``path`` need."""
-    found = [pytest.mark.spark, *(getattr(pytest.mark, SERVICES[v].marker) for v in services(path))]
+    """``spark`` if its blocks use it, and the marker of each service (and ``cluster``) the runnable blocks of
+    ``path`` need: the fixtures :func:`run_file` reaches at run time (tests/markers.py checks them)."""
+    found = [pytest.mark.spark] if needs_spark(path) else []
+    found += [getattr(pytest.mark, SERVICES[v].marker) for v in services(path)]
     if any(CLUSTER in b.source for b in blocks(path) if b.not_run is None):
         found.append(pytest.mark.cluster)
     return found
@@ -146,7 +153,7 @@ def run_file(path: Path, request: pytest.FixtureRequest, tmp_path: Path, monkeyp
         if error is not None:
             pytest.fail(f"{rel(path)}: {error}", pytrace=False)
         return
-    if any(NEEDS_SPARK.search(b.source) for b in runnable):
+    if needs_spark(path):
         request.getfixturevalue("spark")  # getOrCreate() in a block now returns the test run's session
     namespace: dict[str, object] = {"__name__": f"docs_{path.stem.replace('-', '_')}"}
     try:

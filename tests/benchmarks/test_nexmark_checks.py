@@ -106,7 +106,6 @@ def one_driver_round(query, spark, directory, *, events, disorder_ms, lag_ms):
     return result
 
 
-@pytest.mark.spark
 def test_hot_items_in_squall_equal_sparks_own_query_on_the_same_files(spark, tmp_path):
     """q5 end to end, tiny: 40 s of event time (1,000 events/s) in 8 files read 2 per batch, disorder 2 s."""
     result = one_driver_round(Q5, spark, tmp_path, events=40_000, disorder_ms=2_000, lag_ms=4_000)
@@ -116,7 +115,6 @@ def test_hot_items_in_squall_equal_sparks_own_query_on_the_same_files(spark, tmp
     assert driver_check.endswith(" keys)") and "(0 keys)" not in driver_check
 
 
-@pytest.mark.spark
 def test_new_users_come_once_per_person_and_window_under_disorder(spark, tmp_path):
     """q8 with 15 s of disorder (the smoke run's shape): a later auction of a person's window adds no second row."""
     one_driver_round(Q8, spark, tmp_path, events=100_000, disorder_ms=15_000, lag_ms=15_000)

@@ -548,7 +548,7 @@ def joins(draw):
     return draw(st.sampled_from([STREAM, SOURCE])), clauses, select, tuples, window
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(joins())
 def test_every_window_gives_the_nested_loop_join_of_its_tuples(case):
     selector, clauses, select, tuples, (length, slide) = case

@@ -186,7 +186,6 @@ def test_a_negative_timedelta_is_refused_as_a_negative_duration_is():
 
 # On Spark: a TIMESTAMP column ---------------------------------------------------------------------------------
 
-@pytest.mark.spark
 def test_a_spark_timestamp_column_drives_event_time_windows(spark, tmp_path):
     data = tmp_path / "in"
     data.mkdir()

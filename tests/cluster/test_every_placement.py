@@ -27,9 +27,6 @@ nothing.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -38,14 +35,18 @@ import pytest
 from tests.cluster.cases import CASES, PROBE_DIR, driver_outputs, write_all
 from tests.connect_fixtures import run_connect
 
-pytestmark = [pytest.mark.spark, pytest.mark.redis, pytest.mark.hbase, pytest.mark.cluster, pytest.mark.connect]
-
 REPO = Path(__file__).resolve().parents[2]
 CONNECT = [("driver", "memory"), ("distributed", "redis")]
 PLACEMENTS = ["distributed/local-cluster/redis", *(f"{mode}/connect/{store}" for mode, store in CONNECT)]
 STATEFUL = ("mixed", "storm_kinds")  # every kind of bolt state: on every store, in every mode
 MORE = [("mixed", "distributed/local-cluster/hbase"), ("mixed", "driver/connect/hbase"),
         ("mixed", "distributed/connect/hbase"), *((case, "driver/connect/redis") for case in STATEFUL)]
+
+
+def runs_of(placement: str) -> str:
+    """The fixture whose runs hold ``placement``'s outputs (:func:`outputs_of` reaches it at run time)."""
+    return "cluster_runs" if placement.split("/")[1] == "local-cluster" else "connect_runs"
+
 
 
 @pytest.fixture(scope="module")
@@ -60,14 +61,11 @@ def reference(spark, data) -> dict[str, list]:
 
 
 @pytest.fixture(scope="module")
-def cluster_runs(data, redis_url, hbase_url) -> dict[str, list]:
-    args = {"master": "local-cluster[2,1,1024]", "data": str(data / "data"), "checkpoint": str(data / "ck"),
+def cluster_runs(data, redis_url, hbase_url, spark_process, local_cluster) -> dict[str, list]:
+    args = {"master": local_cluster, "data": str(data / "data"), "checkpoint": str(data / "ck"),
             "state": redis_url, "runs": 1, "name": f"eq{uuid.uuid4().hex[:6]}", "probe": str(data / "probe"),
             "table": str(data / "table"), "more": [["mixed", hbase_url]]}
-    proc = subprocess.run([sys.executable, "-m", "tests.cluster.equivalence_run", json.dumps(args)], cwd=REPO,
-                          capture_output=True, text=True, timeout=1500, check=False)
-    assert proc.returncode == 0, proc.stderr[-6000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return spark_process.answer("tests.cluster.equivalence_run", args, timeout=1500)
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +90,7 @@ def outputs_of(placement: str, case: str, request: pytest.FixtureRequest) -> lis
     return got["outputs"]
 
 
-@pytest.mark.parametrize("placement", PLACEMENTS)
+@pytest.mark.parametrize("placement", [pytest.param(p, marks=pytest.mark.needs(runs_of(p))) for p in PLACEMENTS])
 @pytest.mark.parametrize("case", [c.name for c in CASES])
 def test_every_placement_gives_the_outputs_of_driver_mode(case, placement, reference, request):
     expected = reference[case]
@@ -100,7 +98,8 @@ def test_every_placement_gives_the_outputs_of_driver_mode(case, placement, refer
     assert outputs_of(placement, case, request) == expected, f"case {case} in {placement} differs from driver mode"
 
 
-@pytest.mark.parametrize(("case", "placement"), MORE, ids=[f"{c}-{p}" for c, p in MORE])
+@pytest.mark.parametrize(("case", "placement"),
+                         [pytest.param(c, p, marks=pytest.mark.needs(runs_of(p)), id=f"{c}-{p}") for c, p in MORE])
 def test_bolt_state_of_every_kind_gives_the_outputs_of_driver_mode_on_every_store(case, placement, reference,
                                                                                    request):
     assert outputs_of(placement, case, request) == reference[case]

@@ -12,7 +12,6 @@ have imported squall and the user's module from that zip.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import uuid
 from pathlib import Path
@@ -22,13 +21,12 @@ import pytest
 from tests.cluster.standalone import APP, USER_BOLTS, StandaloneCluster, clean_env, executor_python, spark_home
 from topologies.examples._run import write_json_files
 
-pytestmark = [pytest.mark.spark, pytest.mark.redis, pytest.mark.cluster]
-
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def cluster(tmp_path):
+def standalone_cluster(tmp_path, spark_process):
+    """A standalone master and its workers, from Spark's own scripts (a test taking it is marked spark and cluster)."""
     standalone = StandaloneCluster(tmp_path / "cluster").start()
     yield standalone
     standalone.stop()
@@ -39,7 +37,9 @@ def rows() -> list[list[dict]]:
             for f in range(3)]
 
 
-def test_spark_submit_without_py_files_runs_the_user_topology_on_executors(cluster, tmp_path, redis_url):
+def test_spark_submit_without_py_files_runs_the_user_topology_on_executors(standalone_cluster, tmp_path, redis_url,
+                                                                           spark_process):
+    cluster = standalone_cluster
     app = tmp_path / "app"
     app.mkdir()
     (app / "my_topology.py").write_text(APP)
@@ -57,7 +57,7 @@ def test_spark_submit_without_py_files_runs_the_user_topology_on_executors(clust
                "--conf", "spark.sql.shuffle.partitions=2", "--conf", "spark.sql.session.timeZone=UTC",
                "--conf", "spark.ui.showConsoleProgress=false",
                str(app / "my_topology.py"), json.dumps(args)]
-    proc = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240, check=False)
+    proc = spark_process.run(command, cwd=tmp_path, env=env, timeout=240)
     assert proc.returncode == 0, f"{proc.stderr[-6000:]}\n{cluster.logs()}"
     result = json.loads(out.read_text())
 

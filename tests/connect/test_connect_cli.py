@@ -6,11 +6,7 @@ import json
 import subprocess
 import sys
 
-import pytest
-
 from tests.connect_fixtures import REPO
-
-pytestmark = [pytest.mark.spark, pytest.mark.connect]
 
 
 def test_squall_run_remote_prints_the_outputs_of_a_classic_run(connect_url, tmp_path):

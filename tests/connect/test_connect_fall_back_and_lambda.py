@@ -23,8 +23,6 @@ from tests.porting.spout import read_rows
 from tests.porting.test_lambda_topology import check_greetings
 from tests.porting.test_rolling_top_words import WORDS_PER_FILE, expected_total_rankings
 
-pytestmark = [pytest.mark.spark, pytest.mark.connect, pytest.mark.redis, pytest.mark.hbase]
-
 
 @pytest.fixture(scope="module")
 def results(connect_url, redis_url, hbase_url, tmp_path_factory) -> dict:

@@ -24,13 +24,13 @@ from pathlib import Path
 import pytest
 
 from tests.cluster.cases import CASES
-from tests.connect_fixtures import REPO, ConnectServer, run_connect
+from tests.connect_fixtures import REPO, run_connect
 from tests.faults.runs import TABLE_STREAMS, table_rows
 from tests.topologies.helpers import counting_clock
 from topologies import SparkRunner
 from topologies.sinks import TableSink
 
-pytestmark = [pytest.mark.spark, pytest.mark.connect, pytest.mark.redis, pytest.mark.faults]
+pytestmark = pytest.mark.faults
 
 CASE = next(c for c in CASES if c.name == "mixed")
 TABLES = TABLE_STREAMS[:1]  # a stream of two tasks: two executors' writes per batch
@@ -44,14 +44,15 @@ def output_files(directory: Path, kept: set[str]) -> dict[str, list]:
 
 
 @pytest.mark.parametrize("mode", ["driver", "distributed"])
-def test_a_killed_connect_server_and_a_resubmit_give_the_fault_free_outputs(mode, spark, tmp_path, redis_url):
+def test_a_killed_connect_server_and_a_resubmit_give_the_fault_free_outputs(mode, spark, tmp_path, redis_url,
+                                                                           start_connect_server):
     data = tmp_path / "data" / CASE.name
     CASE.write(data)
     clean = SparkRunner(spark, checkpoint_location=tmp_path / "ck-clean", output_dir=tmp_path / "out-clean",
                         clock=counting_clock(), sinks=[TableSink(s, path=str(tmp_path / "clean" / s)) for s in TABLES])
     assert clean.submit("run", CASE.build(data, spark), available_now=True).await_termination(300)
 
-    server = ConnectServer(tmp_path)
+    server = start_connect_server(tmp_path)
     name = f"run-{uuid.uuid4().hex[:8]}"  # the run's Redis is shared: namespaces of its own
     args = {"data": str(tmp_path / "data"), "checkpoint": str(tmp_path / "ck"), "output_dir": str(tmp_path / "out"),
             "name": name, "runs": [[CASE.name, mode, redis_url]], "url": server.url,

@@ -21,31 +21,32 @@ from tests.faults.runs import outputs_of, write_input
 from tests.faults.test_clean_stop import baseline, run_stop
 from tests.topologies.test_spark_errors import UNSENDABLE
 
-pytestmark = [pytest.mark.spark, pytest.mark.connect, pytest.mark.redis, pytest.mark.faults]
+pytestmark = pytest.mark.faults
 
 
 @pytest.mark.parametrize("mode", ["driver", "distributed"])
 def test_a_stop_during_a_batch_under_connect_flushes_and_the_next_run_goes_on(spark, connect_url, tmp_path,
-                                                                             redis_url, mode):
+                                                                             redis_url, mode, spark_process):
     data = write_input(tmp_path / "input")
     expected = baseline(spark, sorted(data.glob("*.json")), tmp_path / "baseline")
     stopped, name = tmp_path / "stopped", f"cstop-{uuid.uuid4().hex[:8]}"
-    report, stderr = run_stop(stopped, data, name, redis_url, "stop", mode=mode, url=connect_url)
+    report, stderr = run_stop(spark_process, stopped, data, name, redis_url, "stop", mode=mode, url=connect_url)
     assert report["raised"] is None, report
     assert report["last_committed"] == 1, report  # batch 2 was running: it did not commit
     assert report["flush_done"] and report["pending"] is None, report
     assert "StackOverflowError" not in stderr, stderr[-3000:]
-    run_stop(stopped, data, name, redis_url, "run", mode=mode, url=connect_url)
+    run_stop(spark_process, stopped, data, name, redis_url, "run", mode=mode, url=connect_url)
     got = outputs_of(stopped / "output" / name)
     lost, extra = sorted((expected - got).elements())[:5], sorted((got - expected).elements())[:5]
     assert got == expected, f"lost {lost}, extra {extra}"
 
 
 @pytest.mark.parametrize("mode", ["driver", "distributed"])
-def test_an_emitted_object_under_connect_fails_the_query_naming_the_bolt(connect_url, tmp_path, redis_url, mode):
+def test_an_emitted_object_under_connect_fails_the_query_naming_the_bolt(connect_url, tmp_path, redis_url, mode,
+                                                                       spark_process):
     data = write_input(tmp_path / "input")
-    raised, _ = run_stop(tmp_path / "run", data, f"cobj-{uuid.uuid4().hex[:8]}", redis_url, "fail", mode=mode,
-                         url=connect_url)
+    raised, _ = run_stop(spark_process, tmp_path / "run", data, f"cobj-{uuid.uuid4().hex[:8]}", redis_url, "fail",
+                         mode=mode, url=connect_url)
     assert set(raised) == {"await_termination", "stop"}, raised
     for method, error in raised.items():
         assert re.search(UNSENDABLE, error["message"]), (method, error["message"])

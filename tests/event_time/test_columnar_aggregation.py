@@ -4,7 +4,7 @@ Two tasks of the same bolt see the same batches: one gets each batch as an Arrow
 segment (placed by ``bolts.aggregate.columnar``), the other as rows, executed
 tuple by tuple. Panes (values, timestamps, pane info, retractions), late tuples,
 drop counters and the whole task state must be equal after every batch. Set
-``SQUALL_EXAMPLES`` for a longer run (250 examples by default).
+``SQUALL_EXAMPLES`` for a longer run (100 examples by default).
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def feed_both(b, columnar, per_tuple):
     assert (ct.late_tuples, ct.closed_window_drops) == (pt.late_tuples, pt.closed_window_drops), f"batch {b}"
 
 
-@settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "250")), deadline=None)
+@settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "100")), deadline=None)
 @given(
     batches=st.lists(rows, min_size=1, max_size=6),
     assigner=st.sampled_from(ASSIGNERS),
@@ -225,7 +225,7 @@ def test_integer_sums_that_would_overflow_int64_are_added_in_python(aggregator):
     assert aggregator.add_column(copy.deepcopy(acc), rows) == expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(0, 30), min_size=1, max_size=60), st.sampled_from([1, 1_000_003]))
 def test_groups_are_numbered_in_first_touch_order_whether_their_ids_are_dense_or_sparse(ids, spread):
     # Sparse ids (many keys times many windows, few rows) take the sorting branch, dense ones the arrays.

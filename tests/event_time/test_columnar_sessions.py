@@ -10,7 +10,7 @@ with Beam's rules and with Spark's (``with_spark_semantics``: touching sessions
 merge, lateness judged by the batch before), for random triggers (those that
 finish leave closed sessions that later merges land on), accumulation modes,
 allowed lateness, keys and timestamp combiners. ``SQUALL_EXAMPLES`` sets the
-number of examples (250 by default).
+number of examples (100 by default).
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def run_both(bolt, batches):
     return columnar_out
 
 
-@settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "250")), deadline=None)
+@settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "100")), deadline=None)
 @given(
     batches=st.lists(batch, min_size=1, max_size=6),
     aggregator=st.sampled_from(AGGREGATORS),

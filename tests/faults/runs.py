@@ -13,6 +13,7 @@ from typing import Any
 
 from tests.cluster.cases import keyed_rows
 from tests.service_fixtures import REPO
+from tests.spark_fixtures import SparkProcess
 from topologies.examples._run import write_json_files
 
 KILLED = -9  # a return code: the process died by SIGKILL
@@ -71,6 +72,7 @@ class Query:
     state: str
     name: str = field(default_factory=lambda: f"faults-{uuid.uuid4().hex[:10]}")
     extra: dict[str, Any] = field(default_factory=dict)
+    process: SparkProcess = field(kw_only=True)  # the ``spark_process`` fixture: see the ``fault_query`` fixture
 
     @property
     def checkpoint(self) -> Path:
@@ -84,10 +86,8 @@ class Query:
         """One driver process (``options`` as for :mod:`tests.faults.fault_run`), in a process group of its own."""
         args = {"data": str(self.data), "checkpoint": str(self.checkpoint), "output": str(self.output),
                 "state": self.state, "name": self.name, **self.extra, **options}
-        return subprocess.run(
-            [sys.executable, "-m", "tests.faults.fault_run", json.dumps(args)], cwd=REPO, start_new_session=True,
-            capture_output=True, text=True, timeout=timeout, check=False,
-        )
+        return self.process.run([sys.executable, "-m", "tests.faults.fault_run", json.dumps(args)],
+                                timeout=timeout, start_new_session=True)
 
     def killed_at(self) -> dict[str, Any]:
         """The kill point the last killed process recorded (and forget it)."""

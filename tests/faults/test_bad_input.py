@@ -22,8 +22,6 @@ from topologies.spouts import FileSpout, MalformedRecordError
 from topologies.testing import BoltHarness
 from windowing import Duration
 
-pytestmark = pytest.mark.spark
-
 SCHEMA = "key STRING, ts BIGINT, value BIGINT"
 FIELDS = ("key", "ts", "value")
 NOT_JSON = '{"key": "b", "ts": '
@@ -169,7 +167,6 @@ def test_without_an_error_stream_a_rejected_tuple_fails_the_query_naming_its_val
     assert handle.outputs() == []
 
 
-@pytest.mark.redis
 def test_distributed_mode_routes_bad_input_as_driver_mode_does(spark, tmp_path, permissive, redis_url):
     write_files(tmp_path)
     outputs = run(spark, tmp_path, topology(tmp_path), "distributed", mode="distributed", state=redis_url)

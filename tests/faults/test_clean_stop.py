@@ -15,8 +15,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 import uuid
 
 import pytest
@@ -24,22 +22,21 @@ import pytest
 from tests.cluster.cases import keyed_rows
 from tests.faults import stop_run
 from tests.faults.runs import outputs_of, write_input
-from tests.service_fixtures import REPO
 from tests.topologies.test_spark_errors import UNSENDABLE
 
-pytestmark = [pytest.mark.spark, pytest.mark.faults, pytest.mark.redis, pytest.mark.cluster]
+pytestmark = pytest.mark.faults
 
 PAUSE_MSGID = keyed_rows()[2][0]["msgid"]  # the first row of file 2: batch 2
 
 
-def run_stop(root, data, name, state, how, master="local[2]", mode="distributed", url=None):
-    """:mod:`tests.faults.stop_run` in a process of its own (a Spark Connect client of ``url`` if given)."""
+def run_stop(process, root, data, name, state, how, master="local[2]", mode="distributed", url=None):
+    """:mod:`tests.faults.stop_run` in a process of its own (a Spark Connect client of ``url`` if given), started by
+    ``process`` (the ``spark_process`` fixture)."""
     args = {"data": str(data), "checkpoint": str(root / "checkpoint"), "output": str(root / "output"),
             "state": state, "name": name, "master": master, "mode": mode, "pause": str(root / "pause"),
             "pause_msgid": PAUSE_MSGID, "how": how, "url": url}
     (root / "pause").mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run([sys.executable, "-m", "tests.faults.stop_run", json.dumps(args)], cwd=REPO,
-                          capture_output=True, text=True, timeout=600, check=False)
+    proc = process.module("tests.faults.stop_run", args, timeout=600)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return json.loads(proc.stdout.strip().splitlines()[-1]), proc.stderr
 
@@ -64,7 +61,8 @@ def baseline(spark, files, root):
 
 
 def test_a_stop_during_a_distributed_batch_flushes_and_the_next_run_goes_on_as_without_the_stop(spark, tmp_path,
-                                                                                               redis_url):
+                                                                                               redis_url, spark_process,
+                                                                                               local_cluster):
     data = write_input(tmp_path / "input")
     files = sorted(data.glob("*.json"))
     assert len(files) == 5
@@ -72,22 +70,23 @@ def test_a_stop_during_a_distributed_batch_flushes_and_the_next_run_goes_on_as_w
     assert sum(expected.values()) > 40
 
     stopped, name = tmp_path / "stopped", f"stop-{uuid.uuid4().hex[:8]}"
-    report, stderr = run_stop(stopped, data, name, redis_url, "stop", master="local-cluster[2,1,1024]")
+    report, stderr = run_stop(spark_process, stopped, data, name, redis_url, "stop", master=local_cluster)
     assert "StackOverflowError" not in stderr and "java.util.regex" not in stderr, stderr[-3000:]
     assert "Exception in thread" not in stderr, stderr[-3000:]
     assert report["raised"] is None
     assert report["last_committed"] == 1, report  # batch 2 was running: it did not commit
     assert report["flush_done"] and report["pending"] is None, report
-    run_stop(stopped, data, name, redis_url, "run")
+    run_stop(spark_process, stopped, data, name, redis_url, "run")
     got = outputs_of(stopped / "output" / name)
     lost, extra = sorted((expected - got).elements())[:5], sorted((got - expected).elements())[:5]
     assert got == expected, f"lost {lost}, extra {extra}"
 
 
-def test_an_emitted_object_on_an_executor_fails_the_query_with_one_error_naming_the_bolt(tmp_path, redis_url):
+def test_an_emitted_object_on_an_executor_fails_the_query_with_one_error_naming_the_bolt(tmp_path, redis_url,
+                                                                                         spark_process, local_cluster):
     data = write_input(tmp_path / "input")
-    raised, stderr = run_stop(tmp_path / "run", data, f"objects-{uuid.uuid4().hex[:8]}", redis_url, "fail",
-                          master="local-cluster[2,1,1024]")
+    raised, stderr = run_stop(spark_process, tmp_path / "run", data, f"objects-{uuid.uuid4().hex[:8]}", redis_url,
+                              "fail", master=local_cluster)
     assert set(raised) == {"await_termination", "stop"}, raised
     for method, error in raised.items():
         assert error["type"] == "TypeError", (method, error)

@@ -16,22 +16,22 @@ from __future__ import annotations
 
 import pytest
 
-from tests.faults.runs import KILLED, Query, completed, delta_jars, write_input
+from tests.faults.runs import KILLED, completed, delta_jars, write_input
 
-pytestmark = [pytest.mark.spark, pytest.mark.faults, pytest.mark.redis]
+pytestmark = pytest.mark.faults
 
 DISTRIBUTED = {"mode": "distributed", "master": "local[2]"}
 
 
-def test_distributed_kills_in_a_batch_and_the_flush_lose_nothing_and_double_nothing(tmp_path, redis_url):
+def test_distributed_kills_in_a_batch_and_the_flush_lose_nothing_and_double_nothing(tmp_path, redis_url, fault_query):
     data = write_input(tmp_path / "input")
     delta = delta_jars()
-    baseline = Query(data, tmp_path / "baseline", redis_url, extra=dict(DISTRIBUTED)).with_tables(delta)
+    baseline = fault_query(data, tmp_path / "baseline", redis_url, extra=dict(DISTRIBUTED)).with_tables(delta)
     completed(baseline.run())
     expected = baseline.outputs()
     assert sum(expected.values()) > 100  # the tables keep two streams out of the output files
 
-    query = Query(data, tmp_path / "killed", redis_url, extra=dict(DISTRIBUTED)).with_tables(delta)
+    query = fault_query(data, tmp_path / "killed", redis_url, extra=dict(DISTRIBUTED)).with_tables(delta)
     for point, batch in (("before-spark-commit", 2), ("flush-begun", None), ("flush-written", None)):
         kill = {"point": point, "batch": batch, "hit": 1}
         result = query.run(kill=kill)

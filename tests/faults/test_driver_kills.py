@@ -22,9 +22,9 @@ from collections import Counter
 
 import pytest
 
-from tests.faults.runs import KILLED, Query, completed, write_input
+from tests.faults.runs import KILLED, completed, write_input
 
-pytestmark = [pytest.mark.spark, pytest.mark.faults]
+pytestmark = pytest.mark.faults
 
 BATCH_POINTS = ("mid-batch", "between-task-commits", "before-outputs", "before-spark-commit")
 FLUSH_POINTS = ("flush-begun", "flush-closing", "flush-written")
@@ -37,7 +37,7 @@ def data(tmp_path_factory):
     return write_input(tmp_path_factory.mktemp("fault-input"))
 
 
-@pytest.fixture(params=[pytest.param("redis", marks=pytest.mark.redis), pytest.param("hbase", marks=pytest.mark.hbase)])
+@pytest.fixture(params=[pytest.param(name, marks=pytest.mark.needs(f"{name}_url")) for name in ("redis", "hbase")])
 def state(request):
     return request.getfixturevalue(f"{request.param}_url")
 
@@ -55,9 +55,9 @@ def _kills(rng: random.Random, hits: dict[str, int]) -> list[dict]:
     return kills
 
 
-def test_driver_killed_at_every_named_point_loses_nothing_and_doubles_nothing(data, state, tmp_path):
+def test_driver_killed_at_every_named_point_loses_nothing_and_doubles_nothing(data, state, tmp_path, fault_query):
     tables = state.startswith("redis")
-    baseline = Query(data, tmp_path / "baseline", state)
+    baseline = fault_query(data, tmp_path / "baseline", state)
     if tables:
         baseline.with_tables()
     completed(baseline.run())
@@ -68,7 +68,7 @@ def test_driver_killed_at_every_named_point_loses_nothing_and_doubles_nothing(da
     kills: Counter[str] = Counter()
     chains = CHAINS[state.split(":")[0]]
     for chain in range(chains):
-        query = Query(data, tmp_path / f"chain-{chain}", state)
+        query = fault_query(data, tmp_path / f"chain-{chain}", state)
         if tables:
             query.with_tables()
         planned = _kills(rng, hits)

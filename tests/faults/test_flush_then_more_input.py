@@ -17,10 +17,10 @@ import shutil
 import pytest
 
 from tests.cluster.cases import keyed_rows
-from tests.faults.runs import KILLED, Query, completed, write_input
+from tests.faults.runs import KILLED, completed, write_input
 from topologies.examples._run import MTIME_BASE
 
-pytestmark = [pytest.mark.spark, pytest.mark.faults, pytest.mark.redis]
+pytestmark = pytest.mark.faults
 
 FIRST_FILES, MORE_FILES = 5, 2
 
@@ -46,11 +46,11 @@ def _two_submits(query, data, kill=None):
 
 
 @pytest.fixture(scope="module")
-def baseline(tmp_path_factory, redis_url):
+def baseline(tmp_path_factory, redis_url, fault_query):
     """The input, and the outputs of an uninterrupted flush and of the later files after it."""
     root = tmp_path_factory.mktemp("flush-baseline")
     base_data = write_input(root / "input")
-    expected_first, expected_more = _two_submits(Query(base_data, root / "run", redis_url), base_data)
+    expected_first, expected_more = _two_submits(fault_query(base_data, root / "run", redis_url), base_data)
     more_windows = [line for line in expected_more.elements() if '"default"' in line]
     assert sum(expected_first.values()) > 150 and len(more_windows) > 20  # the later files fill real windows
     return base_data, expected_first, expected_more
@@ -58,14 +58,15 @@ def baseline(tmp_path_factory, redis_url):
 
 @pytest.mark.parametrize("point", ["flush-begun", "flush-closing", "flush-written"])
 def test_input_after_a_killed_and_completed_flush_is_processed_as_after_an_uninterrupted_one(tmp_path, redis_url,
-                                                                                            baseline, point):
+                                                                                            baseline, point,
+                                                                                            fault_query):
     base_data, expected_first, expected_more = baseline
     data = tmp_path / "input-killed"
     shutil.copytree(base_data, data)
     for path in data.glob("part-*.json"):  # the copy without the later files, with the same read order
         if int(path.stem.split("-")[1]) >= FIRST_FILES:
             path.unlink()
-    query = Query(data, tmp_path / "killed", redis_url)
+    query = fault_query(data, tmp_path / "killed", redis_url)
     first, more = _two_submits(query, data, kill={"point": point, "batch": None, "hit": 1})
     assert first == expected_first, f"the flush differs: lost {expected_first - first}, extra {first - expected_first}"
     assert more == expected_more, f"the later files differ: lost {expected_more - more}, extra {more - expected_more}"

@@ -37,15 +37,15 @@ from topologies.sinks import KafkaSink
 from topologies.spouts import KafkaSpout
 from windowing import Duration
 
-pytestmark = [pytest.mark.spark, pytest.mark.kafka, pytest.mark.faults]
+pytestmark = pytest.mark.faults
 
 EVENTS = 60  # ts 0.5 s .. 59.5 s, 10 a batch
 
 
 @pytest.fixture(scope="module")
-def broker() -> Iterator[KafkaBroker]:
+def broker(start_kafka_broker) -> Iterator[KafkaBroker]:
     pytest.importorskip("confluent_kafka")
-    broker = KafkaBroker()
+    broker = start_kafka_broker()
     broker.start()
     try:
         yield broker

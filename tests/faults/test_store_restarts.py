@@ -20,10 +20,9 @@ import pytest
 
 from tests.cluster.cases import KILL_AT, KILL_EXECUTOR_AT
 from tests.faults.runs import Query, completed, write_input
-from tests.service_fixtures import RedisServer
 from tests.state_backends.thrift_server import ThriftServer
 
-pytestmark = [pytest.mark.spark, pytest.mark.faults]
+pytestmark = pytest.mark.faults
 
 
 @pytest.fixture(scope="module")
@@ -32,9 +31,9 @@ def data(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def expected(data, tmp_path_factory, redis_url):
+def expected(data, tmp_path_factory, redis_url, fault_query):
     """The outputs of a run without faults (driver mode)."""
-    query = Query(data, tmp_path_factory.mktemp("fault-free"), redis_url)
+    query = fault_query(data, tmp_path_factory.mktemp("fault-free"), redis_url)
     completed(query.run())
     return query.outputs()
 
@@ -90,41 +89,37 @@ def _restart_mid_run(query: Query, server, expected) -> None:
     assert query.outputs() == expected
 
 
-@pytest.mark.redis
-def test_redis_restarted_mid_run_loses_nothing(data, expected, tmp_path):
-    server = RedisServer("--appendonly", "yes", "--appendfsync", "always", workdir=tmp_path)
+def test_redis_restarted_mid_run_loses_nothing(data, expected, tmp_path, fault_query, start_redis):
+    server = start_redis("--appendonly", "yes", "--appendfsync", "always", workdir=tmp_path)
     try:
-        query = Query(data, tmp_path / "run", f"redis://127.0.0.1:{server.port}/0")
+        query = fault_query(data, tmp_path / "run", f"redis://127.0.0.1:{server.port}/0")
         _restart_mid_run(query, server, expected)
     finally:
         server.stop()
 
 
-@pytest.mark.hbase
-def test_hbase_thrift_server_restarted_mid_run_loses_nothing(data, expected, tmp_path, hbase_url):
+def test_hbase_thrift_server_restarted_mid_run_loses_nothing(data, expected, tmp_path, hbase_url, fault_query):
     thrift = ThriftServer(hbase_url)
     thrift.start()
     try:
-        query = Query(data, tmp_path / "run", f"hbase://127.0.0.1:{thrift.port}/squalltest?retry_seconds=60")
+        query = fault_query(data, tmp_path / "run", f"hbase://127.0.0.1:{thrift.port}/squalltest?retry_seconds=60")
         _restart_mid_run(query, thrift, expected)
     finally:
         thrift.kill()
 
 
-@pytest.mark.redis
-@pytest.mark.cluster
 @pytest.mark.parametrize(("victim", "kill_at"), [("Python worker", KILL_AT), ("executor JVM", KILL_EXECUTOR_AT)])
 def test_a_process_killed_inside_execute_under_local_cluster_loses_nothing(data, expected, tmp_path, redis_url,
-                                                                           victim, kill_at):
+                                                                           victim, kill_at, fault_query,
+                                                                           local_cluster):
     """The Python worker running a task, or the executor JVM above it (with the frames it cached), dies by SIGKILL.
 
     msgid 30 arrives in the third file: batches 0 and 1 ran and committed before. Spark runs the stage's tasks
     again (on a new executor), and a task whose store holds the batch re-sends what it committed.
     """
     marker = tmp_path / "killed"
-    query = Query(data, tmp_path / "run", redis_url,
-                  extra={"mode": "distributed", "master": "local-cluster[2,1,1024]",
-                         "conf": {kill_at: [30, str(marker)]}})
+    query = fault_query(data, tmp_path / "run", redis_url,
+                        extra={"mode": "distributed", "master": local_cluster, "conf": {kill_at: [30, str(marker)]}})
     completed(query.run())
     assert marker.exists(), f"no {victim} reached the tuple that kills it"
     assert query.outputs() == expected

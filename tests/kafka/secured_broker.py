@@ -58,12 +58,12 @@ class Secured:
 
 
 @pytest.fixture(scope="module")
-def secured(tmp_path_factory) -> Iterator[Secured]:
+def secured(tmp_path_factory, start_kafka_broker) -> Iterator[Secured]:
     pytest.importorskip("confluent_kafka")
     from confluent_kafka.admin import ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion
 
     authority = Authority(tmp_path_factory.mktemp("kafka-ca"))
-    broker = KafkaBroker(sasl=True, tls=authority.issue("broker", ip="127.0.0.1"))
+    broker = start_kafka_broker(sasl=True, tls=authority.issue("broker", ip="127.0.0.1"))
     broker.start()
     try:
         client = KafkaClient(broker.bootstrap)

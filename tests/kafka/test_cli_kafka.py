@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.kafka.helpers import event
+from tests.spark_fixtures import SparkProcess
 from topologies.spouts import connector_jars
-
-pytestmark = [pytest.mark.kafka, pytest.mark.spark]
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -46,17 +45,19 @@ def build_topology():
 '''
 
 
-def squall_run(path: Path, checkpoint: Path, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess:
-    """``python -m topologies.cli run <path> --available-now --print-outputs`` (what the ``squall`` script runs)."""
-    return subprocess.run(
+def squall_run(process: SparkProcess, path: Path, checkpoint: Path, env: dict[str, str],
+               *extra: str) -> subprocess.CompletedProcess:
+    """``python -m topologies.cli run <path> --available-now --print-outputs`` (what the ``squall`` script runs), a
+    process of ``process`` (the ``spark_process`` fixture)."""
+    return process.run(
         [sys.executable, "-m", "topologies.cli", "run", str(path), "--available-now", "--print-outputs",
          "--checkpoint", str(checkpoint), "--progress-every", "30", *extra],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False,
+        env=env, timeout=300,
     )
 
 
 @pytest.mark.parametrize("jars", [False, True], ids=["connector-added", "jars-option"])
-def test_squall_run_reads_a_kafka_topic(kafka, tmp_path, jars):
+def test_squall_run_reads_a_kafka_topic(kafka, tmp_path, jars, spark_process):
     """The connector added by the CLI, or named with --jars (then the session has it and nothing is added)."""
     topic = kafka.create_topic("cli")
     kafka.produce(topic, [event("ab"[i % 2], 500 + i * 1_000, i) for i in range(20)])  # ts 0.5 s .. 19.5 s
@@ -67,7 +68,7 @@ def test_squall_run_reads_a_kafka_topic(kafka, tmp_path, jars):
 
     extra = ("--jars", ",".join(connector_jars())) if jars else ()
 
-    result = squall_run(path, tmp_path / "ck", env, *extra)
+    result = squall_run(spark_process, path, tmp_path / "ck", env, *extra)
 
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()

@@ -22,20 +22,18 @@ import uuid
 
 import pytest
 
-from tests.connect_fixtures import ConnectServer, run_connect
+from tests.connect_fixtures import run_connect
 from tests.kafka.secured_broker import leaks
 from tests.kafka.test_kafka_security import events, sums
 from tests.test_docs import ROOT, blocks
 from topologies.spouts import connector_jars
 
-pytestmark = [pytest.mark.spark, pytest.mark.connect, pytest.mark.kafka, pytest.mark.redis]
-
 SPARK_MD = ROOT / "docs" / "spark.md"
 
 
 @pytest.fixture(scope="module")
-def kafka_connect(tmp_path_factory):
-    server = ConnectServer(tmp_path_factory.mktemp("connect-kafka"), jars=connector_jars())
+def kafka_connect(tmp_path_factory, start_connect_server):
+    server = start_connect_server(tmp_path_factory.mktemp("connect-kafka"), jars=connector_jars())
     yield server
     server.stop()
 

@@ -46,8 +46,6 @@ def batches(lines: list[str]) -> list[int]:
     return [int(KEY.match(line)[1]) for line in lines]
 
 
-@pytest.mark.redis
-@pytest.mark.spark
 def test_the_kafka_example_resumes_when_run_again_and_starts_afresh_on_purpose(
         kafka, kafka_spark, redis_url, tmp_path: Path, monkeypatch, capsys):
     monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrap)

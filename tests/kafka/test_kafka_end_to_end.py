@@ -32,8 +32,6 @@ from topologies.sinks import KafkaSink
 from topologies.spouts import KafkaSpout
 from windowing import Duration
 
-pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.redis]
-
 KEYS = ("a", "b", "c")
 LATE_A = ("a", 2_200, 1_000)  # in batch 2: the task of "a" is at watermark 17.5 s by then
 LATE_B = ("b", 5_000, 2_000)  # in B's first batch: the task of "b" resumes at watermark 27.5 s

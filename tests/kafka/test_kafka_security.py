@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import subprocess
 import sys
 import time
 import uuid
@@ -32,8 +31,6 @@ from topologies import Fields, SparkRunner, TopologyBuilder
 from topologies.sinks import KafkaSink
 from topologies.spouts import KafkaSpout
 from windowing import Duration
-
-pytestmark = [pytest.mark.kafka, pytest.mark.spark]
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -150,7 +147,7 @@ topology = topology(os.environ["CLI_TOPIC"], os.environ["KAFKA_BOOTSTRAP"], OPTI
 
 
 @pytest.mark.parametrize("password", [PASSWORD, WRONG], ids=["right", "wrong"])
-def test_squall_run_at_info_never_prints_the_password(secured, tmp_path, password):
+def test_squall_run_at_info_never_prints_the_password(secured, tmp_path, password, spark_process):
     """The CLI's whole output, Spark's INFO log included (Kafka's client configs, the query's plan, its failure)."""
     source = secured.client.create_topic("cli-secure")
     secured.client.produce(source, events(12))
@@ -159,10 +156,10 @@ def test_squall_run_at_info_never_prints_the_password(secured, tmp_path, passwor
     env = {**os.environ, "KAFKA_BOOTSTRAP": secured.bootstrap("SASL_SSL"), "CLI_TOPIC": source, "KAFKA_USER": USER,
            "KAFKA_PASSWORD": password, "KAFKA_CA": str(secured.ca), "PYSPARK_PYTHON": sys.executable,
            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
-    result = subprocess.run(
+    result = spark_process.run(
         [sys.executable, "-m", "topologies.cli", "run", str(path), "--available-now", "--log-level", "INFO",
          "--checkpoint", str(tmp_path / "ck"), "--progress-every", "30"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False,
+        env=env, timeout=300,
     )
     output = result.stdout + result.stderr
     assert "sasl.jaas.config = [hidden]" in output, "Kafka's client config was not logged: INFO was not on"

@@ -81,9 +81,7 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.kafka
-@pytest.mark.spark
-def test_a_session_built_with_spark_jars_reads_a_topic(kafka, tmp_path):
+def test_a_session_built_with_spark_jars_reads_a_topic(kafka, tmp_path, spark_process):
     pytest.importorskip("pyspark")
     from topologies.spouts import connector_jars
 
@@ -93,7 +91,7 @@ def test_a_session_built_with_spark_jars_reads_a_topic(kafka, tmp_path):
         pytest.skip(str(err))
     topic = kafka.create_topic("setup")
     kafka.produce(topic, [event("a", 1_000, 1), event("b", 2_000, 2)])
-    result = subprocess.run([sys.executable, "-c", SCRIPT, topic, kafka.bootstrap], capture_output=True, text=True,
-                            timeout=300, check=False, cwd=REPO, env={**os.environ, "PYSPARK_PYTHON": sys.executable})
+    result = spark_process.run([sys.executable, "-c", SCRIPT, topic, kafka.bootstrap], timeout=300,
+                               env={**os.environ, "PYSPARK_PYTHON": sys.executable})
     assert result.returncode == 0, result.stderr[-3000:]
     assert json.loads(result.stdout.strip().splitlines()[-1]) == [["a", 1_000, 1], ["b", 2_000, 2]]

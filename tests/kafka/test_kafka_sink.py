@@ -12,8 +12,6 @@ from topologies.sinks.kafka_sink import Mark, record_lines
 from topologies.sinks.records import Output
 from windowing import Duration
 
-pytestmark = pytest.mark.kafka
-
 
 def outputs(batch: int, n: int = 3, stream: str = "default") -> list[Output]:
     return [Output("sum", i % 2, stream, [f"k{i}", batch * 10 + i]) for i in range(n)]

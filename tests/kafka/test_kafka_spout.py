@@ -10,8 +10,6 @@ import pytest
 from tests.kafka.helpers import echo_topology, event, run_bounded
 from topologies.spouts import KafkaSpout, MalformedRecordError
 
-pytestmark = [pytest.mark.kafka, pytest.mark.spark]
-
 SCHEMA = "key STRING, ts BIGINT, value BIGINT"
 KAFKA_TS = 1_700_000_000_123  # the records' Kafka timestamp (CreateTime), epoch ms
 

@@ -22,12 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.connect_fixtures import ConnectServer
 from tests.packaging.wheels import ROOT, bin_path, clean_env, make_venv, requirements_of, run
-from tests.service_fixtures import RedisServer
 from tests.test_docs import blocks
-
-pytestmark = [pytest.mark.packaging, pytest.mark.spark, pytest.mark.connect]
 
 README = ROOT / "README.md"
 CLASSIC_SESSION = 'spark = SparkSession.builder.master("local[2]").getOrCreate()'
@@ -80,7 +76,7 @@ def connect_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server_without_squall(wheel: Path, tmp_path_factory: pytest.TempPathFactory):
+def server_without_squall(wheel: Path, tmp_path_factory: pytest.TempPathFactory, start_connect_server):
     """A Connect server whose Python processes run in a venv with squall's dependencies but not squall."""
     import pyspark
 
@@ -90,7 +86,7 @@ def server_without_squall(wheel: Path, tmp_path_factory: pytest.TempPathFactory)
     probe = subprocess.run([python, "-c", "import topologies"], cwd=home, env=clean_env(), capture_output=True,
                            text=True, timeout=120, check=False)
     assert probe.returncode != 0, "the server's Python imports squall's topologies without it being shipped"
-    server = ConnectServer(tmp_path_factory.mktemp("connect-without-squall"), python=python)
+    server = start_connect_server(tmp_path_factory.mktemp("connect-without-squall"), python=python)
     yield server
     server.stop()
 
@@ -110,16 +106,16 @@ def test_the_connect_extra_installs_the_client_and_no_full_pyspark(connect_venv,
 
 
 @pytest.fixture
-def own_redis_url(tmp_path) -> Iterator[str]:
+def own_redis_url(tmp_path, start_redis) -> Iterator[str]:
     """A Redis of this test's own: README's query name must not leave state where the docs' runs of it look."""
-    server = RedisServer(workdir=tmp_path)
+    server = start_redis(workdir=tmp_path)
     try:
         yield f"redis://127.0.0.1:{server.port}/0"
     finally:
         server.stop()
 
 
-@pytest.mark.parametrize("mode", ["driver", pytest.param("distributed", marks=pytest.mark.redis)])
+@pytest.mark.parametrize("mode", ["driver", pytest.param("distributed", marks=pytest.mark.needs("own_redis_url"))])
 def test_readmes_example_runs_under_connect_from_the_connect_extra(connect_venv, server_without_squall, tmp_path,
                                                                    request, mode):
     connect_url = server_without_squall.url

@@ -17,8 +17,6 @@ import pytest
 
 from tests.packaging.wheels import ROOT, bin_path, make_venv, run
 
-pytestmark = pytest.mark.packaging
-
 PACKAGES = ("squall", "windowing", "bolts", "state_backends", "topologies")
 OPTIONAL = ("pyspark", "redis", "happybase")  # extras the wheel does not install
 

@@ -12,12 +12,8 @@ import logging
 import random
 from collections import Counter
 
-import pytest
-
 from tests.porting.exclamation_topology import ExclamationTopology
 from tests.porting.spout import TestWordSpout, read_rows
-
-pytestmark = pytest.mark.spark
 
 
 def stepping_clock(start: int = 1_700_000_000_000, step: int = 1_000):

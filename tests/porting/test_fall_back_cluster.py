@@ -11,14 +11,9 @@ equal to what the Java bolts compute from the files (as in test_fall_back_serial
 
 from __future__ import annotations
 
-import json
 import random
-import subprocess
-import sys
 import uuid
 from pathlib import Path
-
-import pytest
 
 from bolts.codecs.pickle_fallback import PICKLE_EXT
 from squall import open_backend
@@ -26,8 +21,7 @@ from tests.porting.java_serialization import VARIANTS, ext_codes
 from tests.porting.spout import RandomIntegerSpout, TestWordSpout, read_rows
 from tests.porting.test_persistent_windowing_topology import expected_averages
 from tests.porting.test_rolling_top_words import WORDS_PER_FILE, expected_total_rankings
-
-pytestmark = [pytest.mark.spark, pytest.mark.redis, pytest.mark.cluster]
+from tests.spark_fixtures import SparkProcess
 
 REPO = Path(__file__).resolve().parents[2]
 T0 = 1_700_000_000_000
@@ -48,15 +42,14 @@ def write_part(work: Path, port: str, part: int, rand: random.Random) -> None:
         RandomIntegerSpout.emit(work / "spout", files, rand)
 
 
-def run_cluster(runs: list[dict]) -> list[list]:
-    args = {"master": "local-cluster[2,1,1024]", "runs": runs}
-    proc = subprocess.run([sys.executable, "-m", "tests.porting.cluster_run", json.dumps(args)], cwd=REPO,
-                          capture_output=True, text=True, timeout=1500, check=False)
-    assert proc.returncode == 0, proc.stderr[-6000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+def run_cluster(process: SparkProcess, master: str, runs: list[dict]) -> list[list]:
+    """``runs`` by tests/porting/cluster_run.py on ``master``, in a process of ``process`` (``spark_process``)."""
+    return process.answer("tests.porting.cluster_run", {"master": master, "runs": runs}, timeout=1500)
 
 
-def test_the_ports_give_the_same_outputs_with_the_key_as_with_registrations_across_a_restart(tmp_path, redis_url):
+def test_the_ports_give_the_same_outputs_with_the_key_as_with_registrations_across_a_restart(tmp_path, redis_url,
+                                                                                           spark_process,
+                                                                                           local_cluster):
     runs = [{"topology": port, "variant": variant, "work_dir": str(tmp_path / f"{port}-{variant}"),
              "name": f"{variant}-{uuid.uuid4().hex[:6]}", "state": redis_url}
             for variant in reversed(VARIANTS) for port in PARTS]  # pickled first: see cluster_run.py
@@ -66,7 +59,7 @@ def test_the_ports_give_the_same_outputs_with_the_key_as_with_registrations_acro
         for run in runs:
             write_part(Path(run["work_dir"]), run["topology"], part, rands[id(run)])
             run["clock_start"] = T0 if part == 0 else PARTS[run["topology"]][1]
-        for run, got in zip(runs, run_cluster(runs), strict=True):
+        for run, got in zip(runs, run_cluster(spark_process, local_cluster, runs), strict=True):
             outputs[run["topology"], run["variant"]] += got
 
     for port in PARTS:

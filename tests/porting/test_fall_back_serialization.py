@@ -31,8 +31,6 @@ from tests.porting.test_persistent_windowing_topology import expected_averages
 from tests.porting.test_rolling_top_words import WORDS_PER_FILE, expected_total_rankings, stepping_clock
 from tests.porting.tools import RankableObjectWithFields, Rankings, SlidingWindowCounter, SlotBasedCounter
 
-pytestmark = [pytest.mark.spark, pytest.mark.redis]
-
 TOOLS = (Rankings, RankableObjectWithFields, SlidingWindowCounter, SlotBasedCounter)
 T0, TICK = 1_700_000_000_000, 3_000
 FIRST_FILES = 5  # the first run reads files 0-4, the second (after the restart) files 5-8

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import itertools
 
-import pytest
-
 from bolts import Fields
 from tests.porting.join_bolt_example import JoinBoltExample
-
-pytestmark = pytest.mark.spark
 
 
 def stepping_clock(start: int = 1_700_000_000_000, step: int = 10_000):

@@ -11,19 +11,12 @@ this process, so its printed tuples are checked too.
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from tests.porting.probe import ProbedLambdaTopology
 from tests.topologies.helpers import counting_clock
-
-pytestmark = pytest.mark.spark
 
 REPO = Path(__file__).resolve().parents[2]
 GREETING = re.compile(r"^Hello lambda:[0-9a-f]{8}:so cool!$")
@@ -52,14 +45,10 @@ def test_driver_mode_runs_the_lambdas_as_written(spark, tmp_path, capsys):
     assert all("'intValue': 999" in line and "bolt1" in line for line in printed), printed[:2]
 
 
-@pytest.mark.redis
-@pytest.mark.cluster
-def test_distributed_mode_on_two_executors_runs_the_lambdas_with_state_on_redis(tmp_path, redis_url):
+def test_distributed_mode_on_two_executors_runs_the_lambdas_with_state_on_redis(tmp_path, redis_url,
+                                                                               spark_process, local_cluster):
     run = {"topology": "lambda", "work_dir": str(tmp_path), "name": "lambda-demo", "state": redis_url,
            "outputs": OUTPUTS}
-    args = {"master": "local-cluster[2,1,1024]", "runs": [run]}
-    proc = subprocess.run([sys.executable, "-m", "tests.porting.cluster_run", json.dumps(args)], cwd=REPO,
-                          capture_output=True, text=True, timeout=900, check=False)
-    assert proc.returncode == 0, proc.stderr[-6000:]
-    (outputs,) = json.loads(proc.stdout.strip().splitlines()[-1])
+    (outputs,) = spark_process.answer("tests.porting.cluster_run", {"master": local_cluster, "runs": [run]},
+                                      timeout=900)
     check_greetings([(component, stream, values) for component, _, stream, values in outputs])

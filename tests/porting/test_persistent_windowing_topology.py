@@ -18,14 +18,10 @@ import random
 import uuid
 from urllib.parse import urlsplit
 
-import pytest
-
 from squall import open_backend
 from tests.porting.persistent_windowing_topology import PersistentWindowingTopology
 from tests.porting.spout import RandomIntegerSpout, read_rows
 from tests.topologies.helpers import counting_clock
-
-pytestmark = [pytest.mark.spark, pytest.mark.redis]
 
 T0, STEP = 1_700_000_000_000, 2_000
 

@@ -30,8 +30,6 @@ import uuid
 from collections import Counter
 from collections.abc import Sequence
 
-import pytest
-
 from squall import Config, TopologyBuilder
 from tests.porting.rolling_top_words import RollingTopWords
 from tests.porting.spout import TestWordSpout, read_rows
@@ -62,7 +60,6 @@ def check_rankings(rankings: Sequence[Rankings], words_of_batch: list[list[str]]
     assert [sum(e.values()) for e in expected] == [0, 0, 6, 10, 15, 12, 8, 3]
 
 
-@pytest.mark.spark
 def test_the_final_ranker_emits_the_top_words_of_the_sliding_window_at_each_tick(spark, tmp_path):
     TestWordSpout.emit(tmp_path / "wordGenerator", WORDS_PER_FILE, random.Random(5))
 

@@ -14,13 +14,9 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 from tests.porting.sliding_tuple_ts_topology import SlidingTupleTsTopology
 from tests.porting.spout import RandomIntegerSpout, read_rows
 from tests.topologies.helpers import counting_clock
-
-pytestmark = pytest.mark.spark
 
 LENGTH, SLIDE, LAG = 5_000, 3_000, 5_000
 

@@ -11,13 +11,9 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 from tests.porting.sliding_window_topology import SlidingWindowTopology
 from tests.porting.spout import RandomIntegerSpout, read_rows
 from tests.topologies.helpers import counting_clock
-
-pytestmark = pytest.mark.spark
 
 
 def test_the_printer_prints_the_average_of_every_three_sliding_sums(spark, tmp_path, capsys):

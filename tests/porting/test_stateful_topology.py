@@ -17,13 +17,9 @@ import re
 import uuid
 from collections import Counter
 
-import pytest
-
 from tests.porting.spout import RandomIntegerSpout, read_rows
 from tests.porting.stateful_topology import StatefulTopology
 from tests.topologies.helpers import counting_clock
-
-pytestmark = [pytest.mark.spark, pytest.mark.redis]
 
 
 def increments(start: int, totals: list[int]) -> Counter[int]:

@@ -15,13 +15,9 @@ import itertools
 import random
 import uuid
 
-import pytest
-
 from tests.porting.spout import RandomIntegerSpout, read_rows
 from tests.porting.stateful_windowing_topology import StatefulWindowingTopology
 from tests.topologies.helpers import counting_clock
-
-pytestmark = [pytest.mark.spark, pytest.mark.redis]
 
 
 def test_the_window_sums_go_on_from_the_redis_state_after_a_restart(spark, tmp_path, redis_url):

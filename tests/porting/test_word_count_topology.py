@@ -10,21 +10,14 @@ counts which word, and how the tasks' outputs interleave, Storm leaves to its ha
 
 from __future__ import annotations
 
-import json
 import random
-import subprocess
-import sys
 import uuid
 from collections import Counter
 from pathlib import Path
 
-import pytest
-
 from tests.porting.spout import RandomSentenceSpout, read_rows
 from tests.porting.word_count_topology import WordCountTopology
 from tests.topologies.helpers import counting_clock
-
-pytestmark = pytest.mark.spark
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -55,15 +48,11 @@ def test_driver_mode_counts_every_word_of_the_sentences(spark, tmp_path):
     check_counts([(o.component, o.task, o.stream, o.values) for o in handle.outputs()], occurrences)
 
 
-@pytest.mark.redis
-@pytest.mark.cluster
-def test_distributed_mode_on_two_executors_counts_every_word_with_state_on_redis(tmp_path, redis_url):
+def test_distributed_mode_on_two_executors_counts_every_word_with_state_on_redis(tmp_path, redis_url,
+                                                                                spark_process, local_cluster):
     occurrences = write_sentences(tmp_path)
-    args = {"master": "local-cluster[2,1,1024]", "runs": [{"topology": "word_count", "work_dir": str(tmp_path),
+    args = {"master": local_cluster, "runs": [{"topology": "word_count", "work_dir": str(tmp_path),
                                                            "name": f"word-count-{uuid.uuid4().hex[:6]}",
                                                            "state": redis_url}]}
-    proc = subprocess.run([sys.executable, "-m", "tests.porting.cluster_run", json.dumps(args)], cwd=REPO,
-                          capture_output=True, text=True, timeout=600, check=False)
-    assert proc.returncode == 0, proc.stderr[-6000:]
-    (outputs,) = json.loads(proc.stdout.strip().splitlines()[-1])
+    (outputs,) = spark_process.answer("tests.porting.cluster_run", args, timeout=600)
     check_counts([tuple(o) for o in outputs], occurrences)

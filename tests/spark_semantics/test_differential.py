@@ -19,19 +19,13 @@ how many the distributed one runs (4); the long runs set them to 1000.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
+from tests.spark_fixtures import SparkProcess
 from tests.spark_semantics.differential import compare_round
 from tests.spark_semantics.streams import cases_in_turn as cases
 from tests.spark_semantics.streams import random_case
-
-pytestmark = [pytest.mark.spark]
 
 REPO = Path(__file__).resolve().parents[2]
 STREAMS = int(os.environ.get("SQUALL_SPARK_DIFF_STREAMS", "12"))
@@ -70,25 +64,22 @@ def test_update_mode_s_recipe_gives_spark_s_update_mode_rows(spark, tmp_path):
     check(*compare_round(spark, plain, tmp_path, "update", mode="update"))
 
 
-def _run(args: dict, timeout: float = 1500 + 20 * CLUSTER_STREAMS) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "tests.spark_semantics.differential", json.dumps(args)], cwd=REPO,
-                          capture_output=True, text=True, timeout=timeout, check=False)
-    assert proc.returncode == 0, proc.stderr[-6000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+def _run(process: SparkProcess, args: dict, timeout: float = 1500 + 20 * CLUSTER_STREAMS) -> dict:
+    """tests/spark_semantics/differential.py with ``args``, in a process of ``process`` (``spark_process``)."""
+    return process.answer("tests.spark_semantics.differential", args, timeout=timeout)
 
 
-@pytest.mark.cluster
-@pytest.mark.redis
-def test_distributed_mode_on_a_cluster_gives_spark_s_windows_after_a_failed_batch_and_a_rerun(redis_url, tmp_path):
-    result = _run({"master": "local-cluster[2,1,1024]", "mode": "distributed", "state": redis_url,
+def test_distributed_mode_on_a_cluster_gives_spark_s_windows_after_a_failed_batch_and_a_rerun(redis_url, tmp_path,
+                                                                                              spark_process,
+                                                                                              local_cluster):
+    result = _run(spark_process, {"master": local_cluster, "mode": "distributed", "state": redis_url,
                    "first_seed": 300, "streams": CLUSTER_STREAMS, "per_round": 25, "root": str(tmp_path),
                    "fail_at": 1, "split_at": 3, "in_turn": True})
     check(result["differences"], result["windows"])
     print(f"{CLUSTER_STREAMS} streams, {result['windows']} windows in {result['seconds']} s, all equal to Spark's")
 
 
-@pytest.mark.connect
-def test_spark_connect_gives_spark_s_windows(connect_url, tmp_path):
-    result = _run({"url": connect_url, "mode": "driver", "state": "memory://", "first_seed": 400, "streams": 4,
-                   "per_round": 4, "root": str(tmp_path), "in_turn": True})
+def test_spark_connect_gives_spark_s_windows(connect_url, tmp_path, spark_process):
+    result = _run(spark_process, {"url": connect_url, "mode": "driver", "state": "memory://", "first_seed": 400,
+                                  "streams": 4, "per_round": 4, "root": str(tmp_path), "in_turn": True})
     check(result["differences"], result["windows"])

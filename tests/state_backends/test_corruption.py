@@ -57,7 +57,6 @@ def test_a_damaged_window_is_never_built_on_restart(backend, ns):
         h.restart()
 
 
-@pytest.mark.redis
 @pytest.mark.parametrize("structure", ["data", "keys"])
 def test_a_redis_key_removed_from_one_of_its_two_structures_fails_the_scan(redis_url, structure):
     import uuid

@@ -6,11 +6,11 @@ import time
 import pytest
 
 from state_backends import StateBackendError, open_backend
-from tests.service_fixtures import RedisServer
 
 from .proxy import CuttingProxy
 
-SERVERS = [pytest.param("redis", marks=pytest.mark.redis), pytest.param("hbase", marks=pytest.mark.hbase)]
+# Each parameter reaches its server's fixture at run time: pytest.mark.needs names it (tests/markers.py).
+SERVERS = [pytest.param(name, marks=pytest.mark.needs(f"{name}_url")) for name in ("redis", "hbase")]
 
 
 def _through(url: str, proxy: CuttingProxy, retry_seconds: float = 0) -> str:
@@ -55,7 +55,6 @@ def test_connection_cut_mid_commit_leaves_committed_state_and_the_retry_complete
         direct.close()
 
 
-@pytest.mark.hbase
 def test_hbase_thrift_server_gone_fails_commit_and_reads_after_the_retries(hbase_url):
     proxy = CuttingProxy(int(hbase_url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)[1]))
     backend = open_backend(_through(hbase_url, proxy, retry_seconds=1))
@@ -77,9 +76,8 @@ def test_hbase_thrift_server_gone_fails_commit_and_reads_after_the_retries(hbase
         assert direct.namespace(ns.name).get(b"k") == b"v"
 
 
-@pytest.mark.redis
-def test_redis_killed_then_restarted_keeps_committed_state_and_the_retry_completes(tmp_path):
-    server = RedisServer("--appendonly", "yes", "--appendfsync", "always", workdir=tmp_path)
+def test_redis_killed_then_restarted_keeps_committed_state_and_the_retry_completes(tmp_path, start_redis):
+    server = start_redis("--appendonly", "yes", "--appendfsync", "always", workdir=tmp_path)
     url = f"redis://127.0.0.1:{server.port}/0?retry_seconds=0"  # no retries of its own: the test retries
     try:
         backend = open_backend(url)

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from state_backends import StateBackendError, open_backend
-from tests.service_fixtures import RedisServer, free_port
+from tests.service_fixtures import free_port
 
 
 @pytest.mark.parametrize("url", ["foo://x", "localhost:6379", "mem://"])
@@ -44,7 +44,6 @@ def test_closed_memory_backend_refuses_calls():
         backend.namespace("n").get(b"k")
 
 
-@pytest.mark.redis
 def test_redis_down_fails_at_open_after_five_seconds_of_retries_without_the_password():
     url = f"redis://:s3cret-pw@127.0.0.1:{free_port()}/0"
     started = time.monotonic()
@@ -58,9 +57,8 @@ def test_redis_down_fails_at_open_after_five_seconds_of_retries_without_the_pass
     assert "s3cret-pw" not in str(info.value)
 
 
-@pytest.mark.redis
-def test_redis_password(tmp_path):
-    server = RedisServer("--requirepass", "s3cret-pw")
+def test_redis_password(tmp_path, start_redis):
+    server = start_redis("--requirepass", "s3cret-pw")
     try:
         with open_backend(f"redis://:s3cret-pw@127.0.0.1:{server.port}/2") as backend:
             assert "s3cret-pw" not in backend.url
@@ -87,11 +85,10 @@ def _self_signed_cert(directory):
     return directory / "cert.pem", directory / "key.pem"
 
 
-@pytest.mark.redis
-def test_rediss_connects_over_tls(tmp_path):
+def test_rediss_connects_over_tls(tmp_path, start_redis):
     cert, key = _self_signed_cert(tmp_path)
     tls_port = free_port()
-    server = RedisServer(
+    server = start_redis(
         "--tls-port", str(tls_port), "--tls-cert-file", str(cert), "--tls-key-file", str(key),
         "--tls-ca-cert-file", str(cert), "--tls-auth-clients", "no",
     )  # fmt: skip
@@ -114,7 +111,6 @@ def test_rediss_connects_over_tls(tmp_path):
         server.stop()
 
 
-@pytest.mark.hbase
 def test_hbase_unreachable_fails_at_open():
     url = f"hbase://127.0.0.1:{free_port()}/squalltest?retry_seconds=0.5"
     with pytest.raises(

@@ -12,12 +12,12 @@ import redis
 from thriftpy2.transport import TTransportException
 
 from state_backends import StateBackendError, open_backend
-from tests.service_fixtures import RedisServer
 
 from .proxy import CuttingProxy
 from .thrift_server import ThriftServer
 
-SERVERS = [pytest.param("redis", marks=pytest.mark.redis), pytest.param("hbase", marks=pytest.mark.hbase)]
+# Each parameter reaches its server's fixture at run time: pytest.mark.needs names it (tests/markers.py).
+SERVERS = [pytest.param(name, marks=pytest.mark.needs(f"{name}_url")) for name in ("redis", "hbase")]
 
 
 @pytest.fixture(params=SERVERS)
@@ -53,10 +53,9 @@ def _assert_nothing_lost(ns, results: list[bool]) -> None:
     assert results.count(False) <= 1
 
 
-@pytest.mark.redis
 @pytest.mark.parametrize("how", ["kill", "stop"])
-def test_redis_restarted_within_half_a_second_during_commits_loses_nothing(tmp_path, caplog, how):
-    server = RedisServer("--appendonly", "yes", "--appendfsync", "always", workdir=tmp_path)
+def test_redis_restarted_within_half_a_second_during_commits_loses_nothing(tmp_path, caplog, how, start_redis):
+    server = start_redis("--appendonly", "yes", "--appendfsync", "always", workdir=tmp_path)
     away: list[float] = []
 
     def restart() -> None:
@@ -107,9 +106,8 @@ def test_a_store_briefly_unreachable_during_commits_and_a_scan_loses_nothing(ser
         proxy.close()
 
 
-@pytest.mark.redis
-def test_redis_that_stays_down_fails_after_the_budget_naming_it_without_the_password():
-    server = RedisServer("--requirepass", "pw#1/x")
+def test_redis_that_stays_down_fails_after_the_budget_naming_it_without_the_password(start_redis):
+    server = start_redis("--requirepass", "pw#1/x")
     url = f"redis://:pw%231%2Fx@127.0.0.1:{server.port}/0?retry_seconds=1"
     try:
         ns = open_backend(url).namespace("down")
@@ -130,7 +128,6 @@ def test_redis_that_stays_down_fails_after_the_budget_naming_it_without_the_pass
         server.stop()
 
 
-@pytest.mark.redis
 def test_errors_that_are_not_transient_are_not_retried(redis_url):
     ns = open_backend(redis_url).namespace(f"bad-{uuid.uuid4().hex[:8]}")
     redis.Redis.from_url(redis_url).set(f"squall:{{{ns.name}}}:meta", "not a hash")  # bad data
@@ -142,7 +139,6 @@ def test_errors_that_are_not_transient_are_not_retried(redis_url):
         assert "retry" not in str(info.value)
 
 
-@pytest.mark.hbase
 def test_hbase_thrift_server_restarted_during_commits_loses_nothing(hbase_url, caplog):
     thrift = ThriftServer(hbase_url)  # a JVM of its own: back within a second or two, not 0.5 s
     thrift.start()

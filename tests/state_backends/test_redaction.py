@@ -108,9 +108,9 @@ def logged():
 
 
 @pytest.fixture(scope="module")
-def locked_redis():
+def locked_redis(start_redis):
     """A redis-server whose password tests change with CONFIG SET (binary-safe, unlike its command line)."""
-    server = RedisServer("--requirepass", RIGHT)
+    server = start_redis("--requirepass", RIGHT)
     yield server
     server.stop()
 
@@ -153,7 +153,6 @@ def _every_message(user: str, password: str, server: RedisServer) -> tuple[str, 
 NEUTRAL: dict[str, str] = {}
 
 
-@pytest.mark.redis
 @given(user=USERS, password=PASSWORDS)
 @PROPERTY
 def test_no_message_shows_a_generated_password(user, password, locked_redis, logged):
@@ -197,7 +196,6 @@ def _connect_then_refused(password: str, port: int) -> tuple[str, list[str]]:
         _require(port, RIGHT, RIGHT, password)
 
 
-@pytest.mark.redis
 @given(password=PASSWORDS.filter(lambda p: not any("\ud800" <= c <= "\udfff" for c in p)))  # a surrogate: no text
 @PROPERTY
 def test_a_percent_encoded_password_connects_and_still_never_shows(password, locked_redis, logged):

@@ -23,8 +23,6 @@ from state_backends import StateBackendError, open_backend
 from tests.certificates import Authority, Issued
 from tests.service_fixtures import RedisServer, free_port
 
-pytestmark = pytest.mark.redis
-
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "state.md"
 PASSWORD = "Pw-squall-3x4mple"
 
@@ -49,12 +47,12 @@ class TlsRedis:
 
 
 @pytest.fixture(scope="module")
-def tls_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TlsRedis]:
+def tls_redis(tmp_path_factory: pytest.TempPathFactory, start_redis) -> Iterator[TlsRedis]:
     directory = tmp_path_factory.mktemp("tls")
     ca = Authority(directory / "ca")
     server_cert = ca.issue("server", ip="127.0.0.1")
     tls_port = free_port()
-    server = RedisServer(
+    server = start_redis(
         "--tls-port", str(tls_port), "--tls-cert-file", str(server_cert.cert), "--tls-key-file", str(server_cert.key),
         "--tls-ca-cert-file", str(ca.cert), "--tls-auth-clients", "yes",
     )  # fmt: skip
@@ -146,7 +144,6 @@ def _run_topology(spark, data: Path, checkpoint: Path, name: str, state: str) ->
     return distributed_case.as_json(handle.outputs())
 
 
-@pytest.mark.spark
 def test_a_topology_runs_as_the_acl_user_over_tls_and_one_of_another_name_is_refused(spark, tls_redis, tmp_path):
     from tests.topologies.helpers import batches_of_rows, write_batches
 
@@ -165,9 +162,8 @@ def test_a_topology_runs_as_the_acl_user_over_tls_and_one_of_another_name_is_ref
     assert PASSWORD not in str(info.value)
 
 
-@pytest.mark.spark
-@pytest.mark.cluster
-def test_distributed_tasks_commit_over_tls_as_the_acl_user_from_the_executors(spark, tls_redis, tmp_path):
+def test_distributed_tasks_commit_over_tls_as_the_acl_user_from_the_executors(spark, tls_redis, tmp_path,
+                                                                             spark_process, local_cluster):
     """Under local-cluster the executors open the store themselves: CA, client certificate and ACL user reach them."""
     from tests.topologies.helpers import batches_of_rows, write_batches
     from tests.topologies.test_spark_distributed import run_distributed
@@ -179,7 +175,7 @@ def test_distributed_tasks_commit_over_tls_as_the_acl_user_from_the_executors(sp
     url = tls_redis.url("squall", PASSWORD, client=tls_redis.client, db=5)
     expected = _run_topology(spark, data, tmp_path / "ck-memory", topology, "memory://")
     assert expected
-    got = run_distributed(master="local-cluster[2,1,1024]", data=str(data), checkpoint=str(tmp_path / "ck"),
+    got = run_distributed(spark_process, master=local_cluster, data=str(data), checkpoint=str(tmp_path / "ck"),
                           name=name, states=[url], small=True)
     assert got[url] == expected
     with redis.Redis(port=tls_redis.server.port, db=5) as admin:

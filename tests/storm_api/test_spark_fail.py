@@ -13,8 +13,6 @@ import pytest
 from tests.connect_fixtures import run_connect
 from tests.storm_api.fail_run import run, write_input
 
-pytestmark = [pytest.mark.spark, pytest.mark.redis]
-
 FAILED = r"TupleFailedError: bolt 'doubler' task \d failed tuple .*4.*the batch fails, and Spark runs it again"
 
 
@@ -37,7 +35,6 @@ def test_a_failed_tuple_fails_the_batch_and_the_next_run_replays_it(spark, tmp_p
     check(run(spark, data, tmp_path, mode, redis_url, f"fail-{uuid.uuid4().hex[:6]}"))
 
 
-@pytest.mark.connect
 @pytest.mark.parametrize("mode", ["driver", "distributed"])
 def test_the_same_under_spark_connect(connect_url, tmp_path, redis_url, mode):
     data = write_input(tmp_path / "in")

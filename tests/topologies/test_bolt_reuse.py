@@ -53,7 +53,6 @@ def test_the_running_copy_keeps_its_state_across_a_restart():
     assert h.bolt.state.get("total") == total == 6
 
 
-@pytest.mark.spark
 def test_bolts_that_ran_in_a_harness_are_submitted_to_spark(spark, tmp_path):
     agg, stateful = aggregate_bolt(), stateful_bolt()
     expected = {"agg": through_harness(agg)[1], "stateful": through_harness(stateful)[1]}

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -22,8 +21,6 @@ import pytest
 from tests.service_fixtures import REPO
 from topologies.cli import load_topology, main
 from topologies.examples.word_count import SENTENCES
-
-pytestmark = pytest.mark.spark
 
 TOPOLOGY = """
 from sibling_shout_bolts import Shout
@@ -87,17 +84,15 @@ def test_a_topology_file_imports_its_sibling_module_and_package(spark, tmp_path)
     assert final_outputs(tmp_path / "ck") == EXPECTED
 
 
-@pytest.mark.cluster
-@pytest.mark.redis
-def test_the_sibling_modules_reach_the_executors_in_distributed_mode(tmp_path, redis_url):
+def test_the_sibling_modules_reach_the_executors_in_distributed_mode(tmp_path, redis_url, spark_process,
+                                                                     local_cluster):
     path = write_topology(tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYSPARK_PYTHON"] = sys.executable
-    result = subprocess.run(
-        [sys.executable, "-m", "topologies.cli", "run", str(path), "--available-now", "--master",
-         "local-cluster[2,1,1024]", "--mode", "distributed", "--state", redis_url, "--checkpoint",
-         str(tmp_path / "ck")],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False,
+    result = spark_process.run(
+        [sys.executable, "-m", "topologies.cli", "run", str(path), "--available-now", "--master", local_cluster,
+         "--mode", "distributed", "--state", redis_url, "--checkpoint", str(tmp_path / "ck")],
+        env=env, timeout=600,
     )
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
     assert final_outputs(tmp_path / "ck") == EXPECTED

@@ -626,7 +626,6 @@ def test_squall_run_refuses_an_unknown_key_without_a_traceback(tmp_path, monkeyp
 
 # --- on Spark: the user's keys reach prepare -----------------------------------------------------------------------
 
-@pytest.mark.spark
 def test_a_configs_keys_reach_every_prepare_through_the_runner(spark, tmp_path):
     from topologies import TopologyBuilder
     from topologies.spouts import FileSpout
@@ -644,7 +643,6 @@ def test_a_configs_keys_reach_every_prepare_through_the_runner(spark, tmp_path):
     assert rows == [[v, 10, {"nested": [1, 2]}, 3] for v in (1, 2, 3)]
 
 
-@pytest.mark.spark
 def test_squall_run_hands_the_files_conf_and_options_to_prepare(spark, tmp_path, capsys):
     path = write_file(tmp_path)
     assert cli.main(["run", str(path), "--available-now", "--checkpoint", str(tmp_path / "ck"),

@@ -11,12 +11,8 @@ from __future__ import annotations
 
 import collections
 import json
-import subprocess
-import sys
 import uuid
 from pathlib import Path
-
-import pytest
 
 from tests.cluster.cases import FIELDS, keyed_rows
 from tests.topologies.connect_run import topology
@@ -24,12 +20,11 @@ from tests.topologies.distributed_case import as_json
 from tests.topologies.helpers import counting_clock
 from topologies.engine import BatchClock, batch_loop
 
-pytestmark = [pytest.mark.spark, pytest.mark.redis]
-
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_spark_stages_under_connect_give_driver_modes_outputs_and_run_each_task_once(tmp_path, redis_url):
+def test_spark_stages_under_connect_give_driver_modes_outputs_and_run_each_task_once(tmp_path, redis_url,
+                                                                                    spark_process):
     batches = [[[row[f] for f in FIELDS] for row in rows] for rows in keyed_rows(3, 10, seed=11)]
     driver = batch_loop(topology(tmp_path), BatchClock(tmp_path / "driver", counting_clock()))
     for batch_id, rows in enumerate(batches):
@@ -39,8 +34,7 @@ def test_spark_stages_under_connect_give_driver_modes_outputs_and_run_each_task_
     assert {o[0] for o in expected} == {"totals"}
 
     args = {"state": redis_url, "work": str(tmp_path / f"connect-{uuid.uuid4().hex[:6]}"), "batches": batches}
-    proc = subprocess.run([sys.executable, "-m", "tests.topologies.connect_run", json.dumps(args)], cwd=REPO,
-                          capture_output=True, text=True, timeout=600, check=False)
+    proc = spark_process.module("tests.topologies.connect_run", args, timeout=600)
     assert proc.returncode == 0, proc.stderr[-4000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
 

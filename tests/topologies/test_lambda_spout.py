@@ -98,7 +98,6 @@ def counted_topology(count, rows_per_second, value_type="STRING"):
     return b.create_topology()
 
 
-@pytest.mark.spark
 @needs_available_now
 def test_a_bounded_run_calls_the_supplier_count_times_in_order_one_seconds_worth_a_batch(spark, tmp_path):
     runner = SparkRunner(spark, checkpoint_location=tmp_path / "ck", clock=counting_clock())
@@ -108,7 +107,6 @@ def test_a_bounded_run_calls_the_supplier_count_times_in_order_one_seconds_worth
     assert [m.bolts["upper"].tuples_in for m in handle.metrics_history()] == [5, 5, 2]
 
 
-@pytest.mark.spark
 @needs_available_now
 def test_a_value_that_is_not_of_the_value_type_fails_the_batch_naming_the_supplier(spark, tmp_path):
     b = TopologyBuilder()
@@ -123,7 +121,6 @@ class Crash(RuntimeError):
     pass
 
 
-@pytest.mark.spark
 @needs_available_now
 def test_a_batch_spark_runs_again_gives_the_tuples_of_its_first_attempt(spark, tmp_path, monkeypatch):
     b = TopologyBuilder()

@@ -192,7 +192,6 @@ def test_distributed_mode_records_the_same_figures_as_driver_mode(tmp_path, monk
     assert [figures(m) for m in distributed.metrics] == [figures(m) for m in driver.metrics]
 
 
-@pytest.mark.spark
 def test_a_streaming_query_listener_sees_squalls_figures_for_every_batch(spark, tmp_path):
     seen: dict[int, tuple[dict, BatchMetrics | None]] = {}
     lock = threading.Lock()
@@ -233,15 +232,14 @@ def test_run_takes_a_log_level_and_defaults_to_a_quiet_one():
         parser().parse_args(["run", "t.py", "--log-level", "LOUD"])
 
 
-@pytest.mark.spark
-def test_ctrl_c_stops_flushes_and_prints_one_summary_without_a_traceback(tmp_path):
+def test_ctrl_c_stops_flushes_and_prints_one_summary_without_a_traceback(tmp_path, spark_process):
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
     cmd = [sys.executable, "-m", "topologies.cli", "run", "topologies/examples/event_time_late.py",
            "--checkpoint", str(tmp_path / "ck"), "--trigger-interval", "500ms", "--progress-every", "0.5",
            "--master", "local[1]"]
     # stderr to a file: a pipe nobody reads while we wait could fill and block the run.
     err_file = (tmp_path / "stderr.txt").open("w")
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=err_file, text=True)
+    proc = spark_process.popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=err_file, text=True)
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
     reader.start()

@@ -150,7 +150,7 @@ def batches() -> list[list[list[Any]]]:
     return out
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(configs)
 def test_what_create_topology_accepts_runs_and_what_it_refuses_names_the_bolt(cfg):
     b = build(cfg)

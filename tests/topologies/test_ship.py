@@ -6,8 +6,6 @@ import importlib.util
 import sys
 import zipfile
 
-import pytest
-
 from tests.cluster.cases import CASES
 from tests.topologies.helpers import FIELDS, SCHEMA, Record
 from topologies import TopologyBuilder
@@ -64,7 +62,6 @@ def test_a_module_loaded_from_a_path_ships_under_its_module_name_and_the_zip_is_
     assert build_zip([*SQUALL_PACKAGES, "squall_topology_my_topology"], tmp_path / "zips") != zip_path
 
 
-@pytest.mark.spark
 def test_a_local_master_ships_nothing(spark, tmp_path):
     builder = TopologyBuilder()
     builder.set_spout("events", FileSpout(tmp_path, "json", FIELDS, schema=SCHEMA))

@@ -9,8 +9,6 @@ from topologies.cli import default_checkpoint, main, parse_interval
 from topologies.examples import event_time_late, word_count
 from windowing import Duration
 
-pytestmark = pytest.mark.spark
-
 
 def test_word_count_counts_every_word(spark, tmp_path):
     handle = SparkRunner(spark, checkpoint_location=tmp_path).submit("wc", word_count.build_topology(), True)

@@ -10,27 +10,24 @@ driver-mode session, and a JVM holds one SparkContext.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
 
+from tests.spark_fixtures import SparkProcess
 from tests.topologies import distributed_case
 from tests.topologies.helpers import FIELDS, SCHEMA, START, STEP, batches_of_rows, counting_clock, write_batches
 from topologies import SparkRunner
 from topologies.spouts import FileSpout
 
-pytestmark = pytest.mark.spark
-
 REPO = Path(__file__).resolve().parents[2]
 
 
-def run_distributed(**args) -> dict[str, list]:
-    """Run ``distributed_run`` with ``args``; its JSON answer (None when it stopped as asked)."""
-    proc = subprocess.run([sys.executable, "-m", "tests.topologies.distributed_run", json.dumps(args)], cwd=REPO,
-                          capture_output=True, text=True, timeout=900, check=False)
+def run_distributed(process: SparkProcess, **args) -> dict[str, list]:
+    """Run ``distributed_run`` with ``args`` in a process of its own (``process``, the ``spark_process`` fixture);
+    its JSON answer (empty when it stopped as asked)."""
+    proc = process.module("tests.topologies.distributed_run", args, timeout=900)
     if args.get("crash_after") is not None and proc.returncode == 3:
         return {}
     assert proc.returncode == 0, proc.stderr[-4000:]
@@ -59,12 +56,13 @@ def data(tmp_path) -> Path:
 
 
 def test_a_distributed_query_that_crashed_before_its_commit_resumes_from_the_store(spark, tmp_path, data,
-                                                                                   redis_url):
+                                                                                   redis_url, spark_process):
     expected = driver_outputs(spark, data, tmp_path / "ck-driver", small=True)
     args = dict(master="local[2]", data=str(data), checkpoint=str(tmp_path / "ck"), states=[redis_url], small=True,
                 name=f"crash-{uuid.uuid4().hex[:8]}", output_dir=str(tmp_path / "out"))
-    assert run_distributed(**args, crash_after=1) == {}
+    assert run_distributed(spark_process, **args, crash_after=1) == {}
     commits = sorted(p.name for p in (tmp_path / "ck").glob(f"{args['name']}-0/spark/commits/[0-9]*"))
     assert commits == ["0"]  # batch 1 ran, wrote its outputs and committed its tasks, but Spark did not commit it
-    run_distributed(**args, clock_start=START + 2 * STEP)  # batch 1's time is on record; the clock goes on from 2
+    # batch 1's time is on record; the clock goes on from 2
+    run_distributed(spark_process, **args, clock_start=START + 2 * STEP)
     assert logged_outputs(tmp_path / "out" / f"{args['name']}-0") == expected

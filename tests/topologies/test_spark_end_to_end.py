@@ -1,13 +1,10 @@
 """On local Spark: every grouping and window kind, tuple by tuple against BoltHarness, in one bounded query."""
 
-import pytest
 
 from tests.topologies import cases
 from tests.topologies.helpers import FIELDS, SCHEMA, actual_outputs, batches_of_rows, counting_clock, write_batches
 from topologies import SparkRunner
 from topologies.spouts import FileSpout
-
-pytestmark = pytest.mark.spark
 
 
 def test_groupings_and_windows_match_the_harness(spark, tmp_path):

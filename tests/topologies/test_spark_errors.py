@@ -29,7 +29,6 @@ def test_the_harness_refuses_an_emitted_object_at_the_emit_with_the_message_spar
     assert harness.emitted == []
 
 
-@pytest.mark.spark
 @pytest.mark.parametrize(
     ("rows", "schema", "message"),
     [
@@ -50,7 +49,6 @@ def test_bad_timestamps_fail_the_query_with_the_tuple_error(spark, tmp_path, row
     assert handle.outputs() == []
 
 
-@pytest.mark.spark
 def test_an_emitted_object_fails_the_query_naming_the_bolt_from_await_termination_and_stop(spark, tmp_path):
     write_batches(tmp_path / "in", [[{"key": "k", "ts": 0, "value": 7}]])
     b = TopologyBuilder()

@@ -7,15 +7,11 @@ late (2 tuples) whether the clock moves 1 ms or 10 s per batch.
 
 from __future__ import annotations
 
-import pytest
-
 from tests.topologies.helpers import FIELDS, SCHEMA, START, counting_clock, write_batches
 from tests.windowing.test_batch_end_watermark import FAST, SLOW, TWO_FILES, aggregate_bolt, storm_bolt
 from topologies import SparkRunner, TopologyBuilder
 from topologies.spouts import FileSpout
 from topologies.testing import BoltHarness
-
-pytestmark = pytest.mark.spark
 
 
 def plain(output_values, stream):

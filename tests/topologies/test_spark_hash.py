@@ -16,8 +16,6 @@ from hypothesis import strategies as st
 from topologies.groupings import FieldsGrouping, fields_task
 from topologies.spark_hash import hashes_in_plan, key_hash_column, spark_hash
 
-pytestmark = pytest.mark.spark
-
 INTS = [0, 1, -1, 4, 42, 2**31 - 1, -(2**31), 2**40 + 7, -(2**63), 2**63 - 1]
 FLOATS = [0.0, -0.0, 1.5, -2.25, 1e300, math.inf, -math.inf, math.nan, 0.1]
 STRINGS = ["", "a", "ab", "abc", "abcd", "abcde", "k17", "héllo wörld", "日本語のキー", "\x00\x7f\xff", "x" * 33]

@@ -2,14 +2,10 @@
 
 import time
 
-import pytest
-
 from tests.topologies.helpers import FIELDS, SCHEMA, Record, write_batches
 from topologies import SparkRunner, TopologyBuilder
 from topologies.spouts import FileSpout
 from windowing import Duration
-
-pytestmark = pytest.mark.spark
 
 
 def test_windows_fire_on_time_with_idle_input(spark, tmp_path):

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import itertools
 
-import pytest
-
 from bolts import Fields, WindowedJoinBolt
 from tests.topologies.helpers import counting_clock, write_batches
 from topologies import SparkRunner, TopologyBuilder
 from topologies.spouts import FileSpout
 from windowing import Duration, FixedWindows
-
-pytestmark = pytest.mark.spark
 
 FIELDS = ("user", "ts", "what")
 SCHEMA = "user STRING, ts BIGINT, what STRING"

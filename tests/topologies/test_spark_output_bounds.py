@@ -2,14 +2,10 @@
 
 import json
 
-import pytest
-
 from tests.topologies.helpers import FIELDS, SCHEMA, write_batches
 from tests.topologies.test_output_log import EvenOnly
 from topologies import SparkRunner, TopologyBuilder
 from topologies.spouts import FileSpout
-
-pytestmark = pytest.mark.spark
 
 
 def test_a_bounded_tail_in_memory_and_no_file_for_an_empty_batch(spark, tmp_path):

@@ -8,8 +8,6 @@ from topologies import SparkRunner
 from topologies.engine.delivery import SinkDelivery
 from topologies.spouts import FileSpout
 
-pytestmark = pytest.mark.spark
-
 
 class Crash(RuntimeError):
     pass

@@ -18,8 +18,6 @@ from tests.topologies.helpers import FIELDS, SCHEMA
 from topologies import SparkRunner, TopologyBuilder
 from topologies.spouts import DataFrameSpout, FileSpout
 
-pytestmark = [pytest.mark.spark, pytest.mark.redis]
-
 
 class Echo(BaseBolt):
     def execute(self, input):

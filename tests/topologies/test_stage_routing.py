@@ -16,7 +16,6 @@ import uuid
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -129,7 +128,6 @@ def test_a_shuffle_deals_each_partition_from_the_batchs_counter_plus_its_number(
     assert moved_by_spouts(routing, counts, end) == 5 and end[("s", 0, "default", "x")] == 12
 
 
-@pytest.mark.spark
 def test_spark_stages_give_the_outputs_of_the_stages_run_here(spark, redis_url, tmp_path):
     """The same functions on Spark's executors (persisted DataFrames, one task per partition) as in this process.
 
@@ -166,7 +164,6 @@ def _where_it_ran(key, table: pa.Table) -> pa.Table:
     return chunks.table()
 
 
-@pytest.mark.spark
 def test_each_task_of_a_spark_stage_runs_alone_in_its_partition_an_idle_one_too(spark):
     """Task i is Spark partition i of its stage, with the chunks of every upstream frame addressed to it."""
     from bolts.codecs.value_codec import unpack_value

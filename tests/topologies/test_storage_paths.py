@@ -234,7 +234,6 @@ def reference(spark, data, tmp_path) -> list:
     return run(spark, data, tmp_path / "ref-ck", tmp_path / "ref-out", "ref")
 
 
-@pytest.mark.spark
 def test_file_urls_give_the_outputs_of_plain_paths_and_no_file_colon_directory(spark, data, reference, tmp_path,
                                                                               monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -247,7 +246,6 @@ def test_file_urls_give_the_outputs_of_plain_paths_and_no_file_colon_directory(s
     no_scheme_directories(tmp_path)
 
 
-@pytest.mark.spark
 def test_pyarrows_filesystem_carries_batch_times_outputs_and_the_store_check(spark, data, reference, tmp_path,
                                                                               monkeypatch):
     monkeypatch.setattr(storage, "LOCAL_SCHEMES", frozenset())  # file:// through pyarrow, as hdfs:// or s3://
@@ -309,7 +307,6 @@ def spark_checkpoints_of_bucket_on(spark, root: Path):
             spark.conf.unset(key)
 
 
-@pytest.mark.spark
 def test_a_run_on_s3_writes_batch_times_and_outputs_to_the_bucket(spark, s3, data, reference, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     prefix = f"{BUCKET}/{tmp_path.name}"
@@ -328,7 +325,6 @@ def test_a_run_on_s3_writes_batch_times_and_outputs_to_the_bucket(spark, s3, dat
     no_scheme_directories(tmp_path)
 
 
-@pytest.mark.spark
 def test_an_unopenable_hdfs_fails_at_submit_naming_the_path_and_creates_no_local_directory(spark, data, tmp_path,
                                                                                            monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -339,7 +335,6 @@ def test_an_unopenable_hdfs_fails_at_submit_naming_the_path_and_creates_no_local
     no_scheme_directories(tmp_path)
 
 
-@pytest.mark.spark
 def test_a_relative_checkpoint_is_where_python_was_when_the_runner_was_built(spark, data, tmp_path, monkeypatch,
                                                                             reference):
     # Spark would resolve a relative checkpoint against its JVM's start directory, squall against Python's.

@@ -6,7 +6,6 @@ import pytest
 
 from bolts import Fields
 from state_backends import open_backend
-from tests.service_fixtures import RedisServer
 from tests.topologies.helpers import FIELDS, SCHEMA, Record, batches_of_rows, counting_clock, write_batches
 from topologies import SparkRunner, TopologyBuilder
 from topologies.engine.store_check import check_store_not_behind
@@ -44,10 +43,8 @@ def test_a_namespace_behind_the_checkpoint_is_named_with_how_far_and_a_new_bolt_
     check_store_not_behind(backend, "memory://", "q", topo, spark_dir)
 
 
-@pytest.mark.spark
-@pytest.mark.redis
-def test_a_redis_restarted_without_persistence_is_refused_at_resubmit(spark, tmp_path):
-    server = RedisServer()
+def test_a_redis_restarted_without_persistence_is_refused_at_resubmit(spark, tmp_path, start_redis):
+    server = start_redis()
     try:
         url = f"redis://127.0.0.1:{server.port}/0"
         data = write_batches(tmp_path / "in", batches_of_rows(3, 4))

@@ -53,7 +53,7 @@ ops = st.lists(st.one_of(
 ), max_size=25)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(ops=ops, by_ts=st.booleans())
 def test_a_block_buffer_holds_and_expires_what_an_event_buffer_does(ops, by_ts):
     key = ts_seq_key if by_ts else seq_key

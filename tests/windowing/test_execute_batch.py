@@ -244,7 +244,7 @@ def run_all(cfg, ops):
     return runs
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cfg=config, ops=stream)
 def test_a_batch_gives_what_its_tuples_give_one_by_one(cfg, ops):
     one_by_one, batched, blocks, mixed = run_all(cfg, ops)

@@ -6,7 +6,7 @@ included) and timestamp columns, with nulls, from accumulators that already
 hold rows. ``add`` itself is checked against a brute-force reading of the
 documented rules (ties by arrival), ``merge`` against one fold over all rows,
 and accumulators must survive msgpack, as the store keeps them. ``SQUALL_EXAMPLES``
-sets the number of examples of the property tests (300 by default).
+sets the number of examples of the property tests (100 by default).
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def _same(a, b):
     return pack_value(a) == pack_value(b)
 
 
-@settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "300")), deadline=None)
+@settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "100")), deadline=None)
 @given(st.sampled_from(NAMES), st.sampled_from(KINDS), rows_strategy, st.lists(st.integers(0, 9), max_size=4))
 def test_add_groups_and_add_column_equal_folding_add(name, kind, rows, seed):
     aggregator = make(name)
@@ -105,7 +105,7 @@ def test_add_groups_and_add_column_equal_folding_add(name, kind, rows, seed):
             assert _same(aggregator.add_column(copy.deepcopy(accs[g]), mine), expected[g])
 
 
-@settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "300")), deadline=None)
+@settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "100")), deadline=None)
 @given(st.sampled_from(NAMES), rows_strategy, st.lists(st.integers(0, 40), max_size=3))
 def test_merging_parts_in_order_equals_one_fold(name, rows, cuts):
     aggregator = make(name)
@@ -124,7 +124,7 @@ def test_merging_parts_in_order_equals_one_fold(name, rows, cuts):
     assert aggregator.extract(merged) == aggregator.extract(whole)
 
 
-@settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "300")), deadline=None)
+@settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "100")), deadline=None)
 @given(rows_strategy, st.integers(1, 4), st.sampled_from(["first", "all"]))
 def test_top_k_keeps_the_largest_ties_by_arrival(rows, k, ties):
     _, tuples = _table_and_tuples("int", rows)
@@ -140,7 +140,7 @@ def test_top_k_keeps_the_largest_ties_by_arrival(rows, k, ties):
     assert aggregator.extract(acc) == [{"key": tuples[i]["key"], "v": tuples[i]["v"]} for _, i in chosen]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(rows_strategy)
 def test_max_by_and_min_by_keep_the_first_tuple_with_the_extreme(rows):
     _, tuples = _table_and_tuples("int", rows)
@@ -166,7 +166,7 @@ def test_max_by_keeps_the_whole_tuple_as_a_dict():
     assert aggregator.input_fields is None  # it reads every field
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(rows_strategy, st.data())
 def test_distinct_count_counts_values_and_retracts_one_tuple_at_a_time(rows, data):
     _, tuples = _table_and_tuples("int", rows)

@@ -36,7 +36,7 @@ def _rebuild(harness: BoltHarness, cfg) -> BoltHarness:
     return fresh
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cfg=config, before=st.lists(op, max_size=50), after=st.lists(op, max_size=50))
 def test_a_task_rebuilt_from_its_state_continues_exactly(cfg, before, after):
     straight, _ = _build(cfg)

@@ -10,7 +10,7 @@ the last evaluation's context, which left no tuple to expire at the queue's
 front, and it cannot move a count window's counters once an evaluation reached
 its count; the same runs pass with it switched off.
 
-The number of random streams per mode is ``SQUALL_EXAMPLES`` (200 by default;
+The number of random streams per mode is ``SQUALL_EXAMPLES`` (100 by default;
 the long run is ``SQUALL_EXAMPLES=5000``).
 """
 
@@ -30,7 +30,7 @@ from tests.windowing.storm_oracle import SQUALL, STORM, StormOracle
 from topologies.testing import BoltHarness
 from windowing import Duration
 
-EXAMPLES = int(os.environ.get("SQUALL_EXAMPLES", "200"))
+EXAMPLES = int(os.environ.get("SQUALL_EXAMPLES", "100"))
 
 
 config = st.fixed_dictionaries(
