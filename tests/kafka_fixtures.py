@@ -79,7 +79,9 @@ class KafkaClient:
         producer = Producer({"bootstrap.servers": self.bootstrap, "enable.idempotence": True, "linger.ms": 5,
                              "logger": LOG})
         errors: list[Any] = []
+        sent = 0
         for record in records:
+            sent += 1
             key, value, *partition = record
             extra: dict[str, Any] = {"partition": partition[0]} if partition else {}
             if timestamp is not None:
@@ -88,10 +90,14 @@ class KafkaClient:
                              on_delivery=lambda err, _msg: err and errors.append(err), **extra)
         left = producer.flush(60)
         assert not errors and not left, f"produce to {topic} failed: {errors}, {left} record(s) not delivered"
-        self.wait_visible(topic)
+        if sent:  # nothing written: nothing to see, and an empty topic's offsets never show a record
+            self.wait_visible(topic)
 
     def wait_visible(self, topic: str, timeout: float = 30.0) -> None:
-        """Wait until a ``read_committed`` reader's end offsets stop moving: what was produced can be read."""
+        """Wait until a ``read_committed`` reader's end offsets stop moving: what was produced can be read.
+
+        AssertionError if they have not settled (or are all zero) within ``timeout``.
+        """
         from confluent_kafka import Consumer, TopicPartition
 
         consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": f"probe-{uuid.uuid4().hex[:8]}",
@@ -108,6 +114,8 @@ class KafkaClient:
                 time.sleep(0.2)
         finally:
             consumer.close()
+        msg = f"topic {topic}: its committed end offsets {previous} did not settle within {timeout} s"
+        raise AssertionError(msg)
 
     def consume(self, topic: str, *, read_committed: bool = True, timeout: float = 30.0) -> list[Record]:
         """Every record of ``topic`` up to its end, by partition then offset (committed ones only, by default)."""

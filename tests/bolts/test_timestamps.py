@@ -198,7 +198,7 @@ def test_a_spark_timestamp_column_drives_event_time_windows(spark, tmp_path):
     b.set_bolt("values", bolt).shuffle_grouping("events")
     runner = SparkRunner(spark, checkpoint_location=tmp_path / "ck")
     handle = runner.submit("timestamps", b.create_topology(), available_now=True)
-    handle.await_termination(300)
+    assert handle.await_termination(300), "the run did not end within 300 s"
     got = [o.values for o in handle.outputs() if o.component == "values"]
     h = BoltHarness(copy.deepcopy(bolt), fields=("ts", "v"), watermark_per_batch=True)
     h.feed_batch([{"ts": ms, "v": v} for ms, v in ROWS])

@@ -75,7 +75,10 @@ def lambda_topology(spark: SparkSession, work: Path, state: str) -> list[list[An
     handle = ProbedLambdaTopology.main(spark, work, counting_clock(), [], mode="distributed", state=state)
     deadline = time.monotonic() + 600
     try:
-        while handle.output_count < OUTPUTS and time.monotonic() < deadline:
+        while handle.output_count < OUTPUTS:
+            if time.monotonic() > deadline:
+                msg = f"lambda: {handle.output_count} outputs of {OUTPUTS} after 600 s"
+                raise SystemExit(msg)
             time.sleep(0.5)
     finally:
         handle.stop()

@@ -133,7 +133,8 @@ def main() -> None:
         assert time.monotonic() < deadline, "the pause bolt never paused"
         assert handle.is_active, f"the query ended before the pause: {handle.query.exception()}"
         time.sleep(0.05)
-    time.sleep(1)  # the stage's job is running on the executors, its task asleep
+    # The marker is the observable condition: the bolt's task writes it from inside the running job, then sleeps
+    # until the release (or Spark kills it), so the stop below lands while the batch runs, however long it waits.
     started, raised = time.monotonic(), None
     try:
         handle.stop()

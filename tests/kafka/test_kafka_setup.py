@@ -75,7 +75,9 @@ SCRIPT = textwrap.dedent("""
     topology = echo_topology({"events": spout}, {"events": ("key", "ts", "value")})
     runner = SparkRunner(spark, checkpoint_location=tempfile.mkdtemp())
     handle = runner.submit("setup", topology, available_now=True)
-    handle.await_termination(120)
+    if not handle.await_termination(120):
+        msg = "the setup run did not end within 120 s"
+        raise SystemExit(msg)
     print(json.dumps([list(o.values) for o in handle.outputs()]))
     spark.stop()
 """)

@@ -34,7 +34,9 @@ def test_driver_mode_runs_the_lambdas_as_written(spark, tmp_path, capsys):
     handle = ProbedLambdaTopology.main(spark, tmp_path, counting_clock(), [])
     deadline = time.monotonic() + 300
     try:
-        while handle.output_count < OUTPUTS and time.monotonic() < deadline and handle.query.isActive:
+        while handle.output_count < OUTPUTS:
+            assert time.monotonic() < deadline, f"{handle.output_count} outputs of {OUTPUTS} after 300 s"
+            assert handle.query.isActive, f"query ended at {handle.output_count} outputs: {handle.query.exception()}"
             time.sleep(0.3)
     finally:
         handle.stop()

@@ -9,6 +9,8 @@ import pytest
 
 from state_backends import Namespace, StateBackend, open_backend
 
+from .retry_probe import RetryProbe
+
 BACKENDS = [
     pytest.param("memory", id="memory"),
     pytest.param("redis", id="redis", marks=pytest.mark.needs("redis_url")),  # reached at run time (tests/markers.py)
@@ -34,3 +36,9 @@ def backend(backend_url: str) -> Iterator[StateBackend]:
 def ns(backend: StateBackend) -> Namespace:
     """A namespace no other test uses."""
     return backend.namespace(f"t-{uuid.uuid4().hex[:12]}")
+
+
+@pytest.fixture
+def retry_probe(monkeypatch: pytest.MonkeyPatch) -> RetryProbe:
+    """The backends' retries on a manual clock: each call's attempts counted, the waits recorded, none slept."""
+    return RetryProbe(monkeypatch)

@@ -17,6 +17,7 @@ class CuttingProxy:
         self.port = port or free_port()
         self._budget: int | None = None
         self._lock = threading.Lock()
+        self.cuts = 0  # connections cut by the budget so far: how a test sees that a request was cut
         self._conns: list[socket.socket] = []
         self.reopen()
 
@@ -27,6 +28,10 @@ class CuttingProxy:
         threading.Thread(target=self._accept, daemon=True).start()
 
     def cut_after(self, n_bytes: int | None) -> None:
+        """Cut the connection that forwards the ``n_bytes``-th next byte to the server, and every one after it.
+
+        None forwards everything again.
+        """
         with self._lock:
             self._budget = n_bytes
 
@@ -62,6 +67,8 @@ class CuttingProxy:
                 if n > 0:
                     dst.sendall(data[:n])
                 if n < len(data):
+                    with self._lock:
+                        self.cuts += 1
                     break
         except OSError:
             pass

@@ -2,7 +2,6 @@
 
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -44,20 +43,21 @@ def test_closed_memory_backend_refuses_calls():
         backend.namespace("n").get(b"k")
 
 
-def test_redis_down_fails_at_open_after_five_seconds_of_retries_without_the_password():
+def test_redis_down_fails_at_open_after_five_seconds_of_retries_without_the_password(retry_probe):
     url = f"redis://:s3cret-pw@127.0.0.1:{free_port()}/0"
-    started = time.monotonic()
     with pytest.raises(
         StateBackendError,
         match=r"open_backend: Redis at redis://:\*\*\*@127\.0\.0\.1:\d+/0 failed: ConnectionError: .*refused.* "
-        r"\(still failing after retrying for 5\.\d s, \d+ attempts; the URL option retry_seconds=<seconds> sets",
+        r"\(still failing after retrying for 5\.0 s, 10 attempts; the URL option retry_seconds=<seconds> sets",
     ) as info:
         open_backend(url)
-    assert 5 <= time.monotonic() - started < 8
+    # Ten connections refused, with the default schedule's waits between them: five seconds in all.
+    assert retry_probe.attempts("open_backend") == [10]
+    assert retry_probe.waits == pytest.approx([0.05, 0.1, 0.2, 0.4, 0.8, 1.0, 1.0, 1.0, 0.45])
     assert "s3cret-pw" not in str(info.value)
 
 
-def test_redis_password(tmp_path, start_redis):
+def test_redis_password(tmp_path, start_redis, retry_probe):
     server = start_redis("--requirepass", "s3cret-pw")
     try:
         with open_backend(f"redis://:s3cret-pw@127.0.0.1:{server.port}/2") as backend:
@@ -65,10 +65,11 @@ def test_redis_password(tmp_path, start_redis):
             assert backend.namespace("n").commit(1, {b"k": b"v"})
             assert backend.namespace("n").get(b"k") == b"v"
         for url in (f"redis://:wrong@127.0.0.1:{server.port}/2", f"redis://127.0.0.1:{server.port}/2"):
-            started = time.monotonic()
+            retry_probe.calls.clear()
             with pytest.raises(StateBackendError, match=r"open_backend: Redis at .* failed: Authentication") as info:
                 open_backend(url)
-            assert time.monotonic() - started < 1, "a refused password is not retried"
+            assert retry_probe.attempts("open_backend") == [1], "a refused password is not retried"
+            assert retry_probe.waits == []
             assert "wrong" not in str(info.value)
             assert "retry" not in str(info.value)
     finally:
@@ -85,7 +86,7 @@ def _self_signed_cert(directory):
     return directory / "cert.pem", directory / "key.pem"
 
 
-def test_rediss_connects_over_tls(tmp_path, start_redis):
+def test_rediss_connects_over_tls(tmp_path, start_redis, retry_probe):
     cert, key = _self_signed_cert(tmp_path)
     tls_port = free_port()
     server = start_redis(
@@ -103,10 +104,11 @@ def test_rediss_connects_over_tls(tmp_path, start_redis):
             r"Timeout.*\(not retried: retry_seconds=0\)",
         ):  # a plain port: no TLS handshake
             open_backend(f"rediss://127.0.0.1:{server.port}/0?socket_timeout=1&retry_seconds=0")
-        started = time.monotonic()
+        retry_probe.calls.clear()
         with pytest.raises(StateBackendError, match="certificate verify failed"):
             open_backend(f"rediss://127.0.0.1:{tls_port}/0")  # self-signed, not trusted by default
-        assert time.monotonic() - started < 1, "a certificate that does not verify is not retried"
+        assert retry_probe.attempts("open_backend") == [1], "a certificate that does not verify is not retried"
+        assert retry_probe.waits == []
     finally:
         server.stop()
 

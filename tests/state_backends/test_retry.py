@@ -13,19 +13,9 @@ from thriftpy2.transport import TTransportException
 from state_backends import hbase_backend, redis_backend
 from state_backends.retry import RetryPolicy, with_retry
 
+from .retry_probe import ManualClock
+
 NOT_OPEN, END_OF_FILE = TTransportException.NOT_OPEN, TTransportException.END_OF_FILE
-
-
-class Clock:
-    """A manual clock: ``sleep`` moves it and records the waits."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-        self.waits: list[float] = []
-
-    def sleep(self, seconds: float) -> None:
-        self.waits.append(seconds)
-        self.now += seconds
 
 
 class Failing:
@@ -41,7 +31,7 @@ class Failing:
         return "done"
 
 
-def _run(policy: RetryPolicy, fn, clock: Clock, transient=lambda exc: True):
+def _run(policy: RetryPolicy, fn, clock: ManualClock, transient=lambda exc: True):
     return with_retry(
         policy,
         fn,
@@ -55,7 +45,7 @@ def _run(policy: RetryPolicy, fn, clock: Clock, transient=lambda exc: True):
 
 
 def test_waits_double_from_50_ms_to_1_s_and_stop_at_the_budget():
-    clock, fn = Clock(), Failing(ConnectionRefusedError("refused"))
+    clock, fn = ManualClock(), Failing(ConnectionRefusedError("refused"))
     with pytest.raises(RuntimeError, match=r"failed: refused \(still failing after retrying for 5\.0 s, 10 attempts"):
         _run(RetryPolicy(), fn, clock)
     assert clock.waits == pytest.approx([0.05, 0.1, 0.2, 0.4, 0.8, 1.0, 1.0, 1.0, 0.45])
@@ -63,13 +53,13 @@ def test_waits_double_from_50_ms_to_1_s_and_stop_at_the_budget():
 
 
 def test_a_call_that_recovers_returns_its_result():
-    clock, fn = Clock(), Failing(ConnectionResetError("reset"), times=3)
+    clock, fn = ManualClock(), Failing(ConnectionResetError("reset"), times=3)
     assert _run(RetryPolicy(seconds=1), fn, clock) == "done"
     assert clock.waits == pytest.approx([0.05, 0.1, 0.2])
 
 
 def test_a_non_transient_error_is_raised_at_once():
-    clock, fn = Clock(), Failing(PermissionError("no"))
+    clock, fn = ManualClock(), Failing(PermissionError("no"))
     with pytest.raises(RuntimeError, match=r"^failed: no$"):
         _run(RetryPolicy(), fn, clock, transient=lambda exc: False)
     assert (fn.calls, clock.waits) == (1, [])
@@ -77,8 +67,8 @@ def test_a_non_transient_error_is_raised_at_once():
 
 def test_other_exceptions_pass_untouched_and_zero_turns_retrying_off():
     with pytest.raises(KeyError):
-        _run(RetryPolicy(), Failing(KeyError("k")), Clock())
-    clock, fn = Clock(), Failing(ConnectionRefusedError("refused"))
+        _run(RetryPolicy(), Failing(KeyError("k")), ManualClock())
+    clock, fn = ManualClock(), Failing(ConnectionRefusedError("refused"))
     with pytest.raises(RuntimeError, match=r"refused \(not retried: retry_seconds=0\)"):
         _run(RetryPolicy(seconds=0), fn, clock)
     assert (fn.calls, clock.waits) == (1, [])

@@ -59,7 +59,9 @@ def run(spark, data: Path, work: Path, mode: str, state: str, name: str) -> dict
                              conf={FAIL_AT: [4, str(work / "failed-once")]})
         handle = runner.submit(name, b.create_topology(), available_now=True)
         try:
-            handle.await_termination(300)
+            if not handle.await_termination(300):  # SystemExit: not caught below, so the test sees it
+                msg = f"fail_run: the {attempt} run did not end within 300 s"
+                raise SystemExit(msg)
             report[f"{attempt}_error"] = None
         except Exception as err:  # the bolt's failure, re-raised by the handle
             report[f"{attempt}_error"] = f"{type(err).__name__}: {err}"

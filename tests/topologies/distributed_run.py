@@ -72,7 +72,9 @@ def main() -> None:
         runner = SparkRunner(spark, mode="distributed", state=state, checkpoint_location=args["checkpoint"],
                              clock=counting_clock(args.get("clock_start", START)), output_dir=args.get("output_dir"))
         handle = runner.submit(f"{args['name']}-{i}", topo, available_now=True)
-        handle.await_termination(600)
+        if not handle.await_termination(600):
+            msg = f"distributed_run: query {args['name']}-{i} did not end within 600 s"
+            raise SystemExit(msg)
         result[state] = distributed_case.as_json(handle.outputs())
     print(json.dumps(result))
     spark.stop()

@@ -204,9 +204,10 @@ def test_a_streaming_query_listener_sees_squalls_figures_for_every_batch(spark, 
     listener = runner.add_progress_listener("metrics-listener", on_progress)  # before submit: sees batch 0 too
     handle = runner.submit("metrics-listener", event_time_late.build_topology(), True)  # 6 files, one per batch
     try:
-        handle.await_termination(180)
+        assert handle.await_termination(180), "the run did not end within 180 s"
         deadline = time.monotonic() + 30  # the listener bus is asynchronous
-        while time.monotonic() < deadline and len(seen) < len(handle.metrics_history()):
+        while len(seen) < len(handle.metrics_history()):
+            assert time.monotonic() < deadline, f"after 30 s the listener had seen batches {sorted(seen)} only"
             time.sleep(0.2)
     finally:
         spark.streams.removeListener(listener)

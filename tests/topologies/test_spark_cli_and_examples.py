@@ -12,7 +12,7 @@ from windowing import Duration
 
 def test_word_count_counts_every_word(spark, tmp_path):
     handle = SparkRunner(spark, checkpoint_location=tmp_path).submit("wc", word_count.build_topology(), True)
-    handle.await_termination(120)
+    assert handle.await_termination(120), "the run did not end within 120 s"
     counts = {}
     for o in handle.outputs():
         word, count = o.values
@@ -23,7 +23,7 @@ def test_word_count_counts_every_word(spark, tmp_path):
 
 def test_event_time_example_routes_late_tuples_to_their_bolt(spark, tmp_path):
     handle = SparkRunner(spark, checkpoint_location=tmp_path).submit("ev", event_time_late.build_topology(), True)
-    handle.await_termination(120)
+    assert handle.await_termination(120), "the run did not end within 120 s"
     late = [o.values for o in handle.outputs() if o.component == "late-log"]
     assert len(late) == handle.progress.late_tuples == 8
     assert all(v[0] == "s0" and v[2] == 100 for v in late)

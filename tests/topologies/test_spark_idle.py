@@ -19,7 +19,9 @@ def test_windows_fire_on_time_with_idle_input(spark, tmp_path):
     handle = runner.submit("idle", b.create_topology())
     try:
         deadline = time.monotonic() + 90
-        while time.monotonic() < deadline and not {"ptime", "etime"} <= {o.component for o in handle.outputs()}:
+        while not {"ptime", "etime"} <= (fired := {o.component for o in handle.outputs()}):
+            assert time.monotonic() < deadline, f"after 90 s only {sorted(fired)} of ptime and etime have fired"
+            assert handle.query.isActive, f"the query ended: {handle.query.exception()}"
             time.sleep(0.3)
     finally:
         handle.stop(flush=False)

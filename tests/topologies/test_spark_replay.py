@@ -20,7 +20,7 @@ def test_restart_from_checkpoint_gives_the_outputs_of_an_uninterrupted_run(spark
 
     clean = SparkRunner(spark, checkpoint_location=tmp_path / "ck-clean", clock=counting_clock())
     handle = clean.submit("clean", topo, available_now=True)
-    handle.await_termination(120)
+    assert handle.await_termination(120), "the clean run did not end within 120 s"
     expected = handle.outputs()
 
     original = SinkDelivery.write

@@ -51,7 +51,8 @@ def test_a_redis_restarted_without_persistence_is_refused_at_resubmit(spark, tmp
         first = SparkRunner(spark, state=url, checkpoint_location=tmp_path / "ck", clock=counting_clock())
         assert first.submit("lost", topology(data), available_now=True).await_termination(120)
         again = SparkRunner(spark, state=url, checkpoint_location=tmp_path / "ck", clock=counting_clock())
-        again.submit("lost", topology(data), available_now=True).await_termination(120)  # an intact store resumes
+        # An intact store resumes.
+        assert again.submit("lost", topology(data), available_now=True).await_termination(120)
         server.stop()
         server.start()  # no persistence: the store is empty again
         wiped = SparkRunner(spark, state=url, checkpoint_location=tmp_path / "ck", clock=counting_clock())
