@@ -50,7 +50,7 @@ def test_json_string_and_bytes_values_with_key_partition_offset_and_timestamp(ka
     assert not any(o.stream == "errors" for o in handle.outputs())
 
 
-@pytest.mark.parametrize("mode", ["driver", "distributed"])
+@pytest.mark.parametrize("mode", ["driver", pytest.param("distributed", marks=pytest.mark.needs("redis_url"))])
 def test_each_partition_reaches_the_bolt_in_offset_order_across_batches(kafka, kafka_spark, tmp_path, mode, request):
     """In distributed mode each Spark partition's records are cut and routed on the executor that read them."""
     topic = kafka.create_topic("order", partitions=3)
