@@ -11,6 +11,8 @@ keys share a slot and one script can touch them all):
 
 from __future__ import annotations
 
+import socket
+import ssl
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import TypeVar
@@ -102,6 +104,38 @@ def hint(exc: BaseException) -> str:
     return ""
 
 
+def asks_for_client_certificate(pool: redis.ConnectionPool, exc: BaseException) -> bool:
+    """Whether a ``rediss://`` server that ended a connection without a reason wants a client certificate.
+
+    A TLS 1.3 server checks the client's certificate after the handshake, so
+    its refusal races the client's first command: the client may read the
+    alert, or find the socket closed (an SSL EOF or a reset) and learn
+    nothing. Only then, and only when the URL names no certificate, this asks
+    again with a handshake and a read that sends nothing, so the alert is
+    read before the server closes. Any other outcome answers False and the
+    error stays what it was (transient when the server is really away).
+    """
+    kwargs = pool.connection_kwargs
+    if not issubclass(pool.connection_class, redis.SSLConnection) or kwargs.get("ssl_certfile"):
+        return False
+    if transient_os_error(exc) is False:  # a refused handshake or a name that does not resolve says enough
+        return False
+    context = ssl.create_default_context(cafile=kwargs.get("ssl_ca_certs"))
+    if kwargs.get("ssl_cert_reqs") in ("none", ssl.CERT_NONE):
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    elif kwargs.get("ssl_check_hostname") is False:
+        context.check_hostname = False
+    host, port = kwargs.get("host", "localhost"), int(kwargs.get("port", 6379))
+    try:
+        with socket.create_connection((host, port), timeout=5.0) as raw:
+            with context.wrap_socket(raw, server_hostname=host) as tls:
+                tls.recv(1)
+    except (OSError, ssl.SSLError) as probe:
+        return "CERTIFICATE_REQUIRED" in str(probe)
+    return False
+
+
 class RedisBackend(StateBackend):
     """State in a Redis server, reached with redis-py; see the module docstring for the keys.
 
@@ -134,7 +168,17 @@ class RedisBackend(StateBackend):
         self._secret_url = url
         self._commit_script = self._client.register_script(_COMMIT)
         self._page_script = self._client.register_script(_PAGE)
-        self._call("open_backend", self._client.ping)
+        self._call("open_backend", self._ping)
+
+    def _ping(self) -> None:
+        """``PING``; a TLS connection the server dropped is told apart from a certificate it asks for."""
+        try:
+            self._client.ping()
+        except redis.ConnectionError as exc:
+            if asks_for_client_certificate(self._client.connection_pool, exc):
+                msg = f"{exc} (the server's TLS alert: CERTIFICATE_REQUIRED)"
+                raise redis.ConnectionError(msg) from exc
+            raise
 
     def _call(self, method: str, fn: Callable[[], T]) -> T:
         """``fn()``, retrying transient errors; any redis-py error ends as StateBackendError."""

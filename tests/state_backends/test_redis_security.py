@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import ssl
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ import pytest
 import redis
 
 from state_backends import StateBackendError, open_backend
+from state_backends.redis_backend import asks_for_client_certificate
 from tests.certificates import Authority, Issued
 from tests.service_fixtures import RedisServer, free_port
 
@@ -96,12 +98,33 @@ def test_a_server_certificate_of_another_ca_is_refused_at_once_with_what_to_pass
     assert "retry" not in message
 
 
-def test_without_a_client_certificate_the_server_refuses_and_the_message_says_what_to_pass(tls_redis):
+def test_without_a_client_certificate_the_server_refuses_and_the_message_says_what_to_pass(tls_redis, retry_probe):
     with pytest.raises(StateBackendError) as info:
         open_backend(tls_redis.url("app", PASSWORD))
     message = str(info.value)
     assert "the server asks for a client certificate: pass ?ssl_certfile=<cert>&ssl_keyfile=<key>" in message
     assert PASSWORD not in message
+    assert retry_probe.attempts("open_backend") == [1], "a certificate the server asks for is not retried"
+
+
+@pytest.mark.parametrize(
+    "seen",
+    [ssl.SSLEOFError(8, "EOF occurred in violation of protocol"), ConnectionResetError(104, "reset"), None],
+    ids=["ssl-eof", "reset", "closed-by-server"],
+)
+def test_a_dropped_tls_connection_is_told_apart_from_a_certificate_the_server_asks_for(tls_redis, seen):
+    """The refusal races the first command: whatever the client saw, a second look reads the server's alert."""
+    error = redis.ConnectionError("Connection closed by server.")
+    error.__cause__ = seen
+    without = redis.Redis.from_url(tls_redis.url("app", PASSWORD)).connection_pool
+    assert asks_for_client_certificate(without, error)
+    with_certificate = redis.Redis.from_url(tls_redis.url("app", PASSWORD, client=tls_redis.client)).connection_pool
+    assert not asks_for_client_certificate(with_certificate, error), "a URL that sends one is not asked about"
+    plain = redis.Redis(port=tls_redis.server.port).connection_pool
+    assert not asks_for_client_certificate(plain, error), "only rediss:// is"
+    refused = redis.ConnectionError("handshake")
+    refused.__cause__ = ssl.SSLCertVerificationError(1, "CERTIFICATE_VERIFY_FAILED")
+    assert not asks_for_client_certificate(without, refused), "an error that says what it is stays as it is"
 
 
 def test_the_documented_acl_rule_lets_a_user_do_what_squall_does_in_its_namespace_and_nothing_outside(tls_redis):
