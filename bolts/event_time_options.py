@@ -49,6 +49,14 @@ class EventTimeOptions:
         """The timestamp field or extractor already set, if any."""
         raise TypeError(f"{type(self).__name__} must define _timestamp_source")  # noqa: EM102
 
+    def _watermark_from_upstream(self) -> Self:
+        """The bolt, its watermark taken from upstream alone (it takes the panes' time); a no-op by default.
+
+        Storm-style windowed bolts keep Storm's rule, a watermark from their own
+        tuples' timestamps; ``WindowedAggregateBolt`` follows Beam.
+        """
+        return self
+
     def _event_time_need(self) -> tuple[str, str] | None:
         """Why the bolt cannot run on ingress time: the method that makes it so and why; None when it can.
 

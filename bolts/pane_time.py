@@ -48,8 +48,10 @@ def with_pane_time(component: str, bolt: B, inputs: Mapping[str, Iterable[str]])
 
     A bolt with event-time settings (a windowed or aggregate bolt), no
     timestamp field or extractor, and only pane streams as inputs is returned
-    as a copy taking its event time from :data:`PANE_TIME_FIELD`; the bolt
-    passed in is left as configured. Any other bolt is returned as it is.
+    as a copy taking its event time from :data:`PANE_TIME_FIELD` and, where
+    the bolt supports it (``WindowedAggregateBolt``), its watermark from
+    upstream alone (:class:`bolts.aggregate.input_watermarks.InputWatermarks`);
+    the bolt passed in is left as configured. Any other bolt is returned as it is.
     No inputs: nothing to take time from, the bolt as it is.
 
     ``ValueError`` (:func:`refuse_ingress_time`) when a bolt that needs event
@@ -63,7 +65,7 @@ def with_pane_time(component: str, bolt: B, inputs: Mapping[str, Iterable[str]])
     if not lacking:
         resolved = copy.deepcopy(bolt)
         resolved.with_timestamp_field(PANE_TIME_FIELD)
-        return resolved
+        return resolved._watermark_from_upstream()
     refuse_ingress_time(bolt, component, lacking)
     return bolt
 

@@ -7,6 +7,13 @@ recomputed every watermark interval). The bolt's watermark is the minimum over
 its streams, never moves back, and is what it forwards downstream. As in Storm,
 it is 0 until every stream has moved it.
 
+A bolt fed panes (``upstream_only``) never estimates: its watermark is the
+upstream one alone, as a Beam transform's input watermark is its producers'
+output watermark. The panes of one window come from several upstream tasks,
+each emitting when its own watermark passes the window's end, so a pane's
+timestamp says nothing of the panes still to come from the other tasks: an
+estimate from them would close a window before its last pane arrives.
+
 Spark's rules (``with_spark_semantics``) compute it once per batch instead, from
 the largest event times *seen*: those of the batches before the current one,
 over every task of the bolt (:meth:`observe` takes the other tasks', and
@@ -27,7 +34,8 @@ from windowing.watermark_generator import WatermarkGenerator
 class InputWatermarks:
     """Per-stream watermarks and their minimum."""
 
-    def __init__(self, streams: Iterable[Hashable], lag_ms: int, policy: str = "min") -> None:
+    def __init__(self, streams: Iterable[Hashable], lag_ms: int, policy: str = "min", *,
+                 upstream_only: bool = False) -> None:
         self.streams = sorted(set(streams), key=repr)
         if not self.streams:
             msg = "InputWatermarks: at least one input stream is needed"
@@ -36,6 +44,7 @@ class InputWatermarks:
         self.upstream: dict[Hashable, int] = {}
         self.lag_ms = lag_ms
         self.policy = policy
+        self.upstream_only = upstream_only
         self.seen: dict[Hashable, int] = {}  # Spark's rules: the largest event time of the batches before
 
     def track(self, stream: Hashable, ts: int) -> None:
@@ -60,7 +69,9 @@ class InputWatermarks:
             self.upstream[s] = max(self.upstream.get(s, ts), ts)
 
     def current(self) -> int:
-        """The minimum over the streams."""
+        """The minimum over the streams (of their upstream watermarks alone when ``upstream_only``)."""
+        if self.upstream_only:
+            return min(self.upstream.get(s, 0) for s in self.streams)
         return min(self.upstream.get(s, self.generators[s].watermark) for s in self.streams)
 
     # Spark's rules ------------------------------------------------------------------------------

@@ -38,6 +38,9 @@ class AggregateSpec:
     ``spark_watermark_policy``: None for squall's own watermark rules, or
     ``"min"``/``"max"`` for Spark's (``with_spark_semantics``), combining the
     inputs' watermarks as Spark's multiple-watermark policy does.
+    ``watermark_from_upstream``: the watermark is upstream's alone, never
+    estimated from the tuples' timestamps; set when the bolt takes the panes'
+    time (:mod:`bolts.pane_time`).
     """
 
     aggregator: Any
@@ -58,6 +61,7 @@ class AggregateSpec:
     pane_filter: Callable[[Any], bool] | None = None
     late_tuple_stream: str | None = None
     spark_watermark_policy: str | None = None
+    watermark_from_upstream: bool = False
     # The Fields of the last tuple whose fields passed the aggregator's check (tuples of one stream share theirs).
     _fields_checked: list[Any] = field(default_factory=lambda: [None], init=False, compare=False, repr=False)
 

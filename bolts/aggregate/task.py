@@ -90,7 +90,8 @@ class AggregateTask(BoltTask):
         self.output_streams = bolt.output_streams(component)
         self.clock = ManualClock(options.start_time_ms)
         self.timers = PeriodicTimers(self.clock)
-        self.marks = InputWatermarks(self.input_streams, self.spec.lag_ms, self.spec.spark_watermark_policy or "min")
+        self.marks = InputWatermarks(self.input_streams, self.spec.lag_ms, self.spec.spark_watermark_policy or "min",
+                                     upstream_only=self.spec.watermark_from_upstream)
         self._spark = self.spec.spark_semantics
         self.table = WindowTable(self.spec)
         self.emitter = PaneEmitter(self.spec, self._emit_pane)

@@ -202,6 +202,9 @@ class WindowedAggregateBolt(EventTimeOptions, BaseBolt):
     def _timestamp_source(self) -> object | None:
         return self._spec.timestamp_field or self._spec.timestamp_extractor
 
+    def _watermark_from_upstream(self) -> Self:
+        return self._set(watermark_from_upstream=True)
+
     def _event_time_need(self) -> tuple[str, str] | None:
         if self._spec.spark_semantics:
             return "with_spark_semantics", "follows Spark's watermark, which needs an event-time column"
