@@ -7,7 +7,7 @@ TESTS = [
     "hypothesis>=6.100",
     "ruff>=0.6",
     "fakeredis>=2.20",
-    # A real S3 endpoint for the storage tests (tests/topologies/test_storage_paths.py): moto's server, on
+    # A real S3 endpoint for the storage tests (tests/topologies/spark/test_storage_paths.py): moto's server, on
     # 127.0.0.1. From 5.2.2: 5.2.1 answers CompleteMultipartUpload with a root element pyarrow refuses (moto#10055).
     "moto[server]>=5.2.2",
 ]

@@ -13,7 +13,7 @@
 # foreachBatch, and under Spark Connect remote("local[2]")) in ~5 minutes of tests on two cores: every test marked
 # `spark` under tests/topologies, tests/bolts and tests/faults (driver and distributed placements on local[2], the
 # distributed stages under Spark Connect, checkpoints and replay, idle time, bad input, errors, the CLI, metrics,
-# pyarrow storage paths), but not `cluster` or tests/topologies/test_spark_distributed.py (local-cluster runs, minutes
+# pyarrow storage paths), but not `cluster` or tests/topologies/spark/test_spark_distributed.py (local-cluster runs, minutes
 # each), `faults` (SIGKILL runs), `kafka` (a broker and the connector jars), `connect` (the Connect-server suite,
 # ~10 minutes) or `packaging`. Measured on the CI machine (2 cores): 4-5 minutes of tests; 5-7 with a new venv.
 # Extra arguments go to pytest after the subset (e.g. `-x`, `-k replay`); it exits with pytest's status.
@@ -75,6 +75,6 @@ export SQUALL_TESTS_NO_JVM_ARCHIVE=1
 export PATH="$VENV/bin:$PATH" PYSPARK_PYTHON="$PY" PYSPARK_DRIVER_PYTHON="$PY"
 "$PY" -m pytest -q -p no:cacheprovider \
   -m "spark and not cluster and not faults and not kafka and not connect and not packaging" \
-  --ignore=tests/topologies/test_spark_distributed.py \
+  --ignore=tests/topologies/spark/test_spark_distributed.py \
   tests/topologies tests/bolts tests/faults "$@"
 echo "test_lowest_pyspark.sh: pyspark $VERSION passed in $((SECONDS - started)) s"

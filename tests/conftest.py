@@ -5,9 +5,9 @@ import importlib.util
 import pytest
 
 # Fixture plugins: the real servers (Redis, HBase) and the shared SparkSession; the markers and tiers derived from
-# those fixtures; the JVMs' class archive; every test's time.
+# those fixtures; the JVMs' class archive; every test's time; the TLS Redis of tests/state_backends and tests/cluster.
 PLUGINS = ("tests.service_fixtures", "tests.spark_fixtures", "tests.connect_fixtures", "tests.markers",
-           "tests.jvm_archive", "tests.timings")
+           "tests.jvm_archive", "tests.timings", "tests.state_backends.tls_redis")
 pytest_plugins = [name for name in PLUGINS if importlib.util.find_spec(name) is not None]
 
 

@@ -74,6 +74,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     tiers = ", ".join(f"{name}: -m '{expr}'" for name, expr in TIERS.items())
     parser.addoption("--tier", choices=[*TIERS, "all"], default="all",
                      help=f"run one tier of the suite (default all); {tiers}")
+    parser.addoption("--show-markers", action="store_true",
+                     help="with --collect-only: print each selected test's id and its markers (tests/test_layout.py "
+                          "checks them against the test's folder)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -116,6 +119,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         have = {mark.name for mark in item.iter_markers()}
         for marker in sorted(derived_markers(item) - have):
             item.add_marker(marker)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """``--show-markers``: a line per selected test, ``<nodeid> <marker,marker,...>`` (``-`` for none)."""
+    if not session.config.getoption("--show-markers"):
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    for item in session.items:
+        markers = sorted({mark.name for mark in item.iter_markers() if mark.name in MARKERS})
+        reporter.write_line(f"{item.nodeid} {','.join(markers) or '-'}")
 
 
 def _fixtures_set_up(item: pytest.Item) -> set[str]:

@@ -19,7 +19,7 @@ import pytest
 
 from tests.faults.runs import outputs_of, write_input
 from tests.faults.test_clean_stop import baseline, run_stop
-from tests.topologies.test_spark_errors import UNSENDABLE
+from tests.topologies.spark.test_spark_errors import UNSENDABLE
 
 pytestmark = pytest.mark.faults
 

@@ -22,7 +22,7 @@ import pytest
 from tests.cluster.cases import keyed_rows
 from tests.faults import stop_run
 from tests.faults.runs import outputs_of, write_input
-from tests.topologies.test_spark_errors import UNSENDABLE
+from tests.topologies.spark.test_spark_errors import UNSENDABLE
 
 pytestmark = pytest.mark.faults
 

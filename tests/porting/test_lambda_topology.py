@@ -45,12 +45,3 @@ def test_driver_mode_runs_the_lambdas_as_written(spark, tmp_path, capsys):
     printed = [line for line in capsys.readouterr().out.splitlines() if "Hello lambda:" in line]
     assert len(printed) == len(outputs)  # bolt2 printed every tuple bolt1 emitted
     assert all("'intValue': 999" in line and "bolt1" in line for line in printed), printed[:2]
-
-
-def test_distributed_mode_on_two_executors_runs_the_lambdas_with_state_on_redis(tmp_path, redis_url,
-                                                                               spark_process, local_cluster):
-    run = {"topology": "lambda", "work_dir": str(tmp_path), "name": "lambda-demo", "state": redis_url,
-           "outputs": OUTPUTS}
-    (outputs,) = spark_process.answer("tests.porting.cluster_run", {"master": local_cluster, "runs": [run]},
-                                      timeout=900)
-    check_greetings([(component, stream, values) for component, _, stream, values in outputs])

@@ -11,7 +11,6 @@ counts which word, and how the tasks' outputs interleave, Storm leaves to its ha
 from __future__ import annotations
 
 import random
-import uuid
 from collections import Counter
 from pathlib import Path
 
@@ -46,13 +45,3 @@ def test_driver_mode_counts_every_word_of_the_sentences(spark, tmp_path):
     handle = WordCountTopology.main(spark, tmp_path, counting_clock(), ["word-count"])
     assert handle.await_termination(300)
     check_counts([(o.component, o.task, o.stream, o.values) for o in handle.outputs()], occurrences)
-
-
-def test_distributed_mode_on_two_executors_counts_every_word_with_state_on_redis(tmp_path, redis_url,
-                                                                                spark_process, local_cluster):
-    occurrences = write_sentences(tmp_path)
-    args = {"master": local_cluster, "runs": [{"topology": "word_count", "work_dir": str(tmp_path),
-                                                           "name": f"word-count-{uuid.uuid4().hex[:6]}",
-                                                           "state": redis_url}]}
-    (outputs,) = spark_process.answer("tests.porting.cluster_run", args, timeout=600)
-    check_counts([tuple(o) for o in outputs], occurrences)

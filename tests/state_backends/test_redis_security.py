@@ -9,69 +9,16 @@ rule that was tested.
 from __future__ import annotations
 
 import re
-import shlex
 import ssl
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 import redis
 
 from state_backends import StateBackendError, open_backend
 from state_backends.redis_backend import asks_for_client_certificate
-from tests.certificates import Authority, Issued
-from tests.service_fixtures import RedisServer, free_port
-
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "state.md"
-PASSWORD = "Pw-squall-3x4mple"
-
-
-@dataclass(frozen=True)
-class TlsRedis:
-    """The server, an admin client on its plain port, and the files a client needs."""
-
-    server: RedisServer
-    tls_port: int
-    ca: Authority
-    client: Issued
-    admin: redis.Redis
-
-    def url(self, user: str = "", password: str = "", ca: Path | None = None, client: Issued | None = None,
-            db: int = 0) -> str:
-        """``rediss://`` to the TLS port, trusting ``ca`` (default: the test CA), sending ``client``'s certificate."""
-        auth = f"{user}:{password}@" if password else ""
-        query = f"ssl_ca_certs={ca or self.ca.cert}"
-        query += f"&ssl_certfile={client.cert}&ssl_keyfile={client.key}" if client else ""
-        return f"rediss://{auth}127.0.0.1:{self.tls_port}/{db}?{query}"
-
-
-@pytest.fixture(scope="module")
-def tls_redis(tmp_path_factory: pytest.TempPathFactory, start_redis) -> Iterator[TlsRedis]:
-    directory = tmp_path_factory.mktemp("tls")
-    ca = Authority(directory / "ca")
-    server_cert = ca.issue("server", ip="127.0.0.1")
-    tls_port = free_port()
-    server = start_redis(
-        "--tls-port", str(tls_port), "--tls-cert-file", str(server_cert.cert), "--tls-key-file", str(server_cert.key),
-        "--tls-ca-cert-file", str(ca.cert), "--tls-auth-clients", "yes",
-    )  # fmt: skip
-    admin = redis.Redis(port=server.port)  # the plain port, loopback only: the test's own administration
-    try:
-        yield TlsRedis(server, tls_port, ca, ca.issue("client"), admin)
-    finally:
-        admin.close()
-        server.stop()
-
-
-def documented_acl_rule(topology: str) -> list[str]:
-    """The ``ACL SETUSER`` line of docs/state.md for ``topology``, as arguments (user ``squall``, its password)."""
-    lines = [line for line in DOCS.read_text(encoding="utf-8").splitlines() if line.startswith("ACL SETUSER ")]
-    assert len(lines) == 1, "docs/state.md gives one ACL SETUSER line"
-    line = lines[0].replace("<password>", PASSWORD).replace("<topology>", topology)
-    assert "<" not in line, f"a placeholder docs/state.md's rule does not say how to fill: {line}"
-    return shlex.split(line)
+from tests.certificates import Authority
+from tests.state_backends.tls_redis import PASSWORD, documented_acl_rule
 
 
 def test_rediss_verifies_the_server_against_the_given_ca_and_sends_the_client_certificate(tls_redis):
@@ -148,60 +95,3 @@ def test_the_documented_acl_rule_lets_a_user_do_what_squall_does_in_its_namespac
             with pytest.raises(redis.exceptions.NoPermissionError):
                 with redis.Redis(port=tls_redis.server.port, username="squall", password=PASSWORD) as user:
                     user.execute_command(*command)
-
-
-def _run_topology(spark, data: Path, checkpoint: Path, name: str, state: str) -> list[list]:
-    from tests.topologies import distributed_case
-    from tests.topologies.helpers import FIELDS, SCHEMA, counting_clock
-    from topologies import SparkRunner
-    from topologies.spouts import FileSpout
-
-    spout = FileSpout(data, "json", FIELDS, schema=SCHEMA, max_files_per_trigger=1)
-    runner = SparkRunner(spark, state=state, checkpoint_location=checkpoint, clock=counting_clock())
-    handle = runner.submit(name, distributed_case.build(spout, small=True), available_now=True)
-    try:
-        assert handle.await_termination(300)
-    finally:
-        handle.stop()
-    return distributed_case.as_json(handle.outputs())
-
-
-def test_a_topology_runs_as_the_acl_user_over_tls_and_one_of_another_name_is_refused(spark, tls_redis, tmp_path):
-    from tests.topologies.helpers import batches_of_rows, write_batches
-
-    data = write_batches(tmp_path / "in", batches_of_rows())
-    topology = f"acl-{uuid.uuid4().hex[:8]}"
-    tls_redis.admin.execute_command(*documented_acl_rule(topology))
-    url = tls_redis.url("squall", PASSWORD, client=tls_redis.client, db=4)
-    expected = _run_topology(spark, data, tmp_path / "ck-memory", topology, "memory://")
-    assert expected
-    assert _run_topology(spark, data, tmp_path / "ck-acl", topology, url) == expected
-    with redis.Redis(port=tls_redis.server.port, db=4) as admin:
-        keys = {k.decode() for k in admin.keys("*")}
-    assert keys and all(k.startswith(f"squall:{{{topology}/") for k in keys), keys
-    with pytest.raises(Exception, match=r"NoPermissionError: .*the Redis user's ACL refuses") as info:
-        _run_topology(spark, data, tmp_path / "ck-other", f"other-{topology}", url)
-    assert PASSWORD not in str(info.value)
-
-
-def test_distributed_tasks_commit_over_tls_as_the_acl_user_from_the_executors(spark, tls_redis, tmp_path,
-                                                                             spark_process, local_cluster):
-    """Under local-cluster the executors open the store themselves: CA, client certificate and ACL user reach them."""
-    from tests.topologies.helpers import batches_of_rows, write_batches
-    from tests.topologies.test_spark_distributed import run_distributed
-
-    data = write_batches(tmp_path / "in", batches_of_rows())
-    name = f"acld-{uuid.uuid4().hex[:8]}"
-    topology = f"{name}-0"  # distributed_run names its query <name>-0
-    tls_redis.admin.execute_command(*documented_acl_rule(topology))
-    url = tls_redis.url("squall", PASSWORD, client=tls_redis.client, db=5)
-    expected = _run_topology(spark, data, tmp_path / "ck-memory", topology, "memory://")
-    assert expected
-    got = run_distributed(spark_process, master=local_cluster, data=str(data), checkpoint=str(tmp_path / "ck"),
-                          name=name, states=[url], small=True)
-    assert got[url] == expected
-    with redis.Redis(port=tls_redis.server.port, db=5) as admin:
-        keys = {k.decode() for k in admin.keys("*")}
-        tasks = {k.split("}")[0] for k in keys if k.endswith(":meta")}
-    assert keys and all(k.startswith(f"squall:{{{topology}/") for k in keys), keys
-    assert len(tasks) > 1, f"fewer than two task namespaces were committed: {sorted(keys)}"

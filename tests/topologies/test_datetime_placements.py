@@ -3,7 +3,7 @@ zones as they were made.
 
 Driver mode hands values from task to task as Python objects; distributed mode
 sends them through the msgpack codec (run here in this process, as
-tests/topologies/test_stage_routing.py runs it). A bolt sees, and the outputs
+tests/topologies/spark/test_stage_routing.py runs it). A bolt sees, and the outputs
 hold, the same ``repr`` of every datetime in both.
 """
 

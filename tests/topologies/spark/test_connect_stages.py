@@ -20,7 +20,7 @@ from tests.topologies.distributed_case import as_json
 from tests.topologies.helpers import counting_clock
 from topologies.engine import BatchClock, batch_loop
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_spark_stages_under_connect_give_driver_modes_outputs_and_run_each_task_once(tmp_path, redis_url,

@@ -10,7 +10,6 @@ import uuid
 
 import pytest
 
-from tests.connect_fixtures import run_connect
 from tests.storm_api.fail_run import run, write_input
 
 FAILED = r"TupleFailedError: bolt 'doubler' task \d failed tuple .*4.*the batch fails, and Spark runs it again"
@@ -33,11 +32,3 @@ def check(report, cumulative=False):
 def test_a_failed_tuple_fails_the_batch_and_the_next_run_replays_it(spark, tmp_path, redis_url, mode):
     data = write_input(tmp_path / "in")
     check(run(spark, data, tmp_path, mode, redis_url, f"fail-{uuid.uuid4().hex[:6]}"))
-
-
-@pytest.mark.parametrize("mode", ["driver", "distributed"])
-def test_the_same_under_spark_connect(connect_url, tmp_path, redis_url, mode):
-    data = write_input(tmp_path / "in")
-    check(run_connect("tests.storm_api.fail_run", {"url": connect_url, "data": str(data), "work": str(tmp_path),
-                                                   "mode": mode, "state": redis_url,
-                                                   "name": f"cfail-{uuid.uuid4().hex[:6]}"}), cumulative=True)

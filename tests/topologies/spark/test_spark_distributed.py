@@ -21,7 +21,7 @@ from tests.topologies.helpers import FIELDS, SCHEMA, START, STEP, batches_of_row
 from topologies import SparkRunner
 from topologies.spouts import FileSpout
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def run_distributed(process: SparkProcess, **args) -> dict[str, list]:

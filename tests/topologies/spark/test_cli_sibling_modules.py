@@ -11,8 +11,6 @@ included).
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -81,20 +79,6 @@ EXPECTED = Counter(s.upper() + "!" for s in SENTENCES)
 def test_a_topology_file_imports_its_sibling_module_and_package(spark, tmp_path):
     path = write_topology(tmp_path)
     assert main(["run", str(path), "--available-now", "--checkpoint", str(tmp_path / "ck")]) == 0
-    assert final_outputs(tmp_path / "ck") == EXPECTED
-
-
-def test_the_sibling_modules_reach_the_executors_in_distributed_mode(tmp_path, redis_url, spark_process,
-                                                                     local_cluster):
-    path = write_topology(tmp_path)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["PYSPARK_PYTHON"] = sys.executable
-    result = spark_process.run(
-        [sys.executable, "-m", "topologies.cli", "run", str(path), "--available-now", "--master", local_cluster,
-         "--mode", "distributed", "--state", redis_url, "--checkpoint", str(tmp_path / "ck")],
-        env=env, timeout=600,
-    )
-    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
     assert final_outputs(tmp_path / "ck") == EXPECTED
 
 
