@@ -6,7 +6,7 @@ largest count per window by a second ``WindowedAggregateBolt`` that has neither
 the lag, so no bid is late) every window with a bid must come out once, with
 the largest count, in squall's default rules and under ``with_spark_semantics()``,
 in driver mode and in distributed mode's stages (run here in this process, as
-tests/topologies/test_stage_routing.py runs them).
+tests/topologies/spark/test_stage_routing.py runs them).
 """
 
 from __future__ import annotations
