@@ -61,6 +61,10 @@ class ConnectServer:
             "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
             "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=2",
             "--conf", "spark.sql.session.timeZone=UTC", "--conf", "spark.sql.streaming.minBatchesToRetain=10",
+            # As tests/topologies/distributed_run.py's drivers: C1 only (it starts fast; a larger code cache, so a
+            # long run does not fill it), serial GC: on a small machine C2's and G1's threads take the cores.
+            "--driver-java-options",
+            "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=256m -XX:+UseSerialGC -XX:-UsePerfData",
             *(["--jars", ",".join(self.jars)] if self.jars else []),
             "spark-internal",
         ]
