@@ -120,10 +120,6 @@ ENVIRONMENTS = {"cluster": ("cluster",), "connect": ("connect", "cluster"), "fau
                 "kafka": ("kafka",), "packaging": ("packaging",)}
 IN_PROCESS = frozenset({"redis", "hbase"})
 ON_SPARK = IN_PROCESS | {"spark"}
-#: Files not yet where the rule puts them (being edited elsewhere when the layout came), and where they go.
-NOT_YET_MOVED = {
-    "tests/spark_semantics/test_differential.py": "tests/cluster/ (its local-cluster and Connect cases)",
-}
 
 
 def misplaced(path: str, markers: set[str]) -> str | None:
@@ -172,8 +168,6 @@ def test_every_test_is_in_the_folder_its_markers_give():
     spark_files: dict[str, bool] = {}
     for nodeid, markers in tests.items():
         path = nodeid.split("::")[0]
-        if path in NOT_YET_MOVED:
-            continue
         reason = misplaced(path, markers)
         if reason:
             wrong.setdefault(f"{path} ({reason})", []).append(nodeid.split("::", 1)[1])
@@ -183,8 +177,6 @@ def test_every_test_is_in_the_folder_its_markers_give():
         f"{where}: {', '.join(names[:3])}{' ...' if len(names) > 3 else ''}" for where, names in sorted(wrong.items()))
     light = sorted(path for path, has_spark in spark_files.items() if not has_spark)
     assert not light, f"files in a spark/ folder with no test that needs Spark (they belong one folder up): {light}"
-    for path in NOT_YET_MOVED:
-        assert (ROOT / path).exists(), f"{path} moved: take it out of NOT_YET_MOVED"
 
 
 @pytest.mark.parametrize(("path", "markers", "reason"), [

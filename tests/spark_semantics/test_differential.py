@@ -7,29 +7,24 @@ two inputs and a multiple-watermark policy. Spark runs
 ``withWatermark`` + ``groupBy(window, key).agg(sum, count)``; squall runs
 ``WindowedAggregateBolt`` sums and counts with ``with_spark_semantics()`` over
 the same files in the same batches. Every window's sum and count must match:
-in driver mode (a classic session and Spark Connect), in distributed mode
-under ``local-cluster[2,1,1024]`` with Redis, after a failed batch and a
-resubmit, after a drained run and a second run on more files, and in update
-mode through its trigger recipe.
+in driver mode, after a failed batch and a resubmit, after a drained run and a
+second run on more files, and in update mode through its trigger recipe. The
+same comparison under ``local-cluster`` and Spark Connect is in
+tests/cluster/test_spark_differential.py.
 
 ``SQUALL_SPARK_DIFF_STREAMS`` sets how many streams the driver-mode test runs
-(12 by default, four of each window kind) and ``SQUALL_SPARK_DIFF_CLUSTER_STREAMS``
-how many the distributed one runs (4); the long runs set them to 1000.
+(12 by default, four of each window kind); the long runs set it to 1000.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
-from tests.spark_fixtures import SparkProcess
 from tests.spark_semantics.differential import compare_round
 from tests.spark_semantics.streams import cases_in_turn as cases
 from tests.spark_semantics.streams import random_case
 
-REPO = Path(__file__).resolve().parents[2]
 STREAMS = int(os.environ.get("SQUALL_SPARK_DIFF_STREAMS", "12"))
-CLUSTER_STREAMS = int(os.environ.get("SQUALL_SPARK_DIFF_CLUSTER_STREAMS", "4"))
 PER_ROUND = 50
 
 
@@ -62,24 +57,3 @@ def test_update_mode_s_recipe_gives_spark_s_update_mode_rows(spark, tmp_path):
     # Spark has no update mode for session windows.
     plain = [random_case(seed, kinds=("tumbling", "sliding")) for seed in range(200, 206)]
     check(*compare_round(spark, plain, tmp_path, "update", mode="update"))
-
-
-def _run(process: SparkProcess, args: dict, timeout: float = 1500 + 20 * CLUSTER_STREAMS) -> dict:
-    """tests/spark_semantics/differential.py with ``args``, in a process of ``process`` (``spark_process``)."""
-    return process.answer("tests.spark_semantics.differential", args, timeout=timeout)
-
-
-def test_distributed_mode_on_a_cluster_gives_spark_s_windows_after_a_failed_batch_and_a_rerun(redis_url, tmp_path,
-                                                                                              spark_process,
-                                                                                              local_cluster):
-    result = _run(spark_process, {"master": local_cluster, "mode": "distributed", "state": redis_url,
-                   "first_seed": 300, "streams": CLUSTER_STREAMS, "per_round": 25, "root": str(tmp_path),
-                   "fail_at": 1, "split_at": 3, "in_turn": True})
-    check(result["differences"], result["windows"])
-    print(f"{CLUSTER_STREAMS} streams, {result['windows']} windows in {result['seconds']} s, all equal to Spark's")
-
-
-def test_spark_connect_gives_spark_s_windows(connect_url, tmp_path, spark_process):
-    result = _run(spark_process, {"url": connect_url, "mode": "driver", "state": "memory://", "first_seed": 400,
-                                  "streams": 4, "per_round": 4, "root": str(tmp_path), "in_turn": True})
-    check(result["differences"], result["windows"])
