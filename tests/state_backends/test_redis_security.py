@@ -54,6 +54,20 @@ def test_without_a_client_certificate_the_server_refuses_and_the_message_says_wh
     assert retry_probe.attempts("open_backend") == [1], "a certificate the server asks for is not retried"
 
 
+def test_when_the_first_command_loses_the_race_the_refusal_still_says_what_to_pass(tls_redis, retry_probe,
+                                                                                   monkeypatch):
+    """The client sees the socket closed, not the alert (as on a loaded machine): one attempt, and the hint."""
+
+    def ping_after_the_server_closed(self: redis.Redis) -> None:
+        raise redis.ConnectionError("Error 8 while writing to socket.") from ssl.SSLEOFError(8, "EOF occurred")
+
+    monkeypatch.setattr(redis.Redis, "ping", ping_after_the_server_closed)
+    with pytest.raises(StateBackendError) as info:
+        open_backend(tls_redis.url("app", PASSWORD))
+    assert "the server asks for a client certificate: pass ?ssl_certfile=<cert>&ssl_keyfile=<key>" in str(info.value)
+    assert retry_probe.attempts("open_backend") == [1], "a certificate the server asks for is not retried"
+
+
 @pytest.mark.parametrize(
     "seen",
     [ssl.SSLEOFError(8, "EOF occurred in violation of protocol"), ConnectionResetError(104, "reset"), None],
