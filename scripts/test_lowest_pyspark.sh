@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Spark tests on the lowest PySpark squall supports, in a venv of their own (CI runs this after the main tests).
 #
-#   scripts/test_lowest_pyspark.sh [version] [pytest options...]
+#   scripts/test_lowest_pyspark.sh [version] [--venv-only | pytest options...]
 #
 # The version defaults to the floor of setup.py's PYSPARK_RANGE (the `spark` and `connect` extras: pyspark>=X,<5).
 # The venv ($SQUALL_LOWEST_VENV, default <repo>/.cache/pyspark-<version>/venv) gets squall (editable) and its
@@ -17,6 +17,7 @@
 # each), `faults` (SIGKILL runs), `kafka` (a broker and the connector jars), `connect` (the Connect-server suite,
 # ~10 minutes) or `packaging`. Measured on the CI machine (2 cores): 4-5 minutes of tests; 5-7 with a new venv.
 # Extra arguments go to pytest after the subset (e.g. `-x`, `-k replay`); it exits with pytest's status.
+# `--venv-only` makes or updates the venv and runs no test (CI does that while the main tests run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO="$PWD"
@@ -39,6 +40,8 @@ PY
 
 if [[ "${1:-}" =~ ^[0-9] ]]; then VERSION="$1"; shift; else VERSION="$(floor)"; fi
 [[ "$VERSION" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "expected a pyspark version like 4.0.4; got '$VERSION' instead"
+VENV_ONLY=0
+if [ "${1:-}" = "--venv-only" ]; then VENV_ONLY=1; shift; fi
 VENV="${SQUALL_LOWEST_VENV:-$REPO/.cache/pyspark-$VERSION/venv}"
 PY="$VENV/bin/python"
 
@@ -66,6 +69,7 @@ printf '%s\n' "${reqs[@]}" | grep -q "^pyspark.*==$VERSION\$" || die "setup.py's
 "$PY" -m pip install -q "${reqs[@]}"
 "$PY" -c "import pyspark; print('test_lowest_pyspark.sh: pyspark', pyspark.__version__, 'from', pyspark.__file__)"
 echo "test_lowest_pyspark.sh: venv ready after $((SECONDS - started)) s"
+[ "$VENV_ONLY" = 0 ] || exit 0
 
 # The venv's python everywhere: the tests' subprocesses run `python` and Spark's workers PYSPARK_PYTHON; SPARK_HOME
 # must not point at another installation.

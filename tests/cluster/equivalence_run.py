@@ -12,14 +12,16 @@ directory per run), and ``table``: a directory where one more run of the
 one more run of each case over that store (``<case>/<scheme>`` in the answer).
 Prints one JSON line: ``{"<case>": [outputs of run 0, ...], "table_outputs":
 [outputs of the table run], ...}`` with outputs as ``[component, task, stream,
-values]`` in order.
+values]`` in order. Two queries run at a time (:func:`tests.topologies.helpers.side_by_side`).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Generator
 from pathlib import Path
+from typing import Any
 
 
 def main() -> None:
@@ -28,7 +30,7 @@ def main() -> None:
     from tests.cluster.cases import CASES, PROBE_DIR
     from tests.topologies.distributed_case import as_json
     from tests.topologies.distributed_run import session
-    from tests.topologies.helpers import counting_clock
+    from tests.topologies.helpers import counting_clock, side_by_side
     from topologies import SparkRunner
     from topologies.sinks import TableSink
 
@@ -38,38 +40,37 @@ def main() -> None:
     # their map output (spark.shuffle.reduceLocality.enabled); with the second alone the probe's two tasks each
     # kept to one executor for a whole run.
     spark = session(args["master"], {"spark.locality.wait": "0", "spark.shuffle.reduceLocality.enabled": "false"})
-    result: dict[str, list] = {case.name: [] for case in CASES}
-    for run in range(args["runs"]):
-        probe = Path(args["probe"]) / str(run)
+    cases = {c.name: c for c in CASES}
+
+
+    def run(case: str, state: str, checkpoint: str, name: str, conf: dict, sinks: list) -> Generator[Any, None, list]:
+        runner = SparkRunner(spark, mode="distributed", state=state, clock=counting_clock(),
+                             checkpoint_location=Path(args["checkpoint"]) / checkpoint, conf=conf, sinks=sinks)
+        handle = runner.submit(f"{args['name']}-{name}", cases[case].build(Path(args["data"]) / case, spark),
+                               available_now=True)
+        yield handle
+        return as_json(handle.outputs())
+
+    runs = {}
+    for n in range(args["runs"]):
+        probe = Path(args["probe"]) / str(n)
         probe.mkdir(parents=True, exist_ok=True)
         for case in CASES:
-            runner = SparkRunner(spark, mode="distributed", state=args["state"], clock=counting_clock(),
-                                 checkpoint_location=Path(args["checkpoint"]) / str(run),
-                                 conf={**case.conf(), PROBE_DIR: str(probe)})
-            handle = runner.submit(f"{args['name']}-{case.name.replace('_', '-')}-{run}",
-                                   case.build(Path(args["data"]) / case.name, spark), available_now=True)
-            if not handle.await_termination(600):
-                msg = f"case {case.name} run {run} did not end within 600 s"
-                raise SystemExit(msg)
-            result[case.name].append(as_json(handle.outputs()))
-    cases = {c.name: c for c in CASES}
+            runs[f"case {case.name} run {n}"] = run(case.name, args["state"], str(n),
+                                                    f"{case.name.replace('_', '-')}-{n}",
+                                                    {**case.conf(), PROBE_DIR: str(probe)}, [])
     for name, state in args.get("more", []):
-        runner = SparkRunner(spark, mode="distributed", state=state, clock=counting_clock(),
-                             checkpoint_location=Path(args["checkpoint"]) / "more", conf=cases[name].conf())
-        handle = runner.submit(f"{args['name']}-{name.replace('_', '-')}-{state.split(':')[0]}",
-                               cases[name].build(Path(args["data"]) / name, spark), available_now=True)
-        if not handle.await_termination(600):
-            raise SystemExit(f"case {name} on {state.split(':')[0]} did not end within 600 s")
-        result[f"{name}/{state.split(':')[0]}"] = as_json(handle.outputs())
-    case = cases["sliding_window"]
-    runner = SparkRunner(spark, mode="distributed", state=args["state"], clock=counting_clock(),
-                         checkpoint_location=Path(args["checkpoint"]) / "table",
-                         sinks=[TableSink("printer", path=args["table"], schema="source string, value double")])
-    handle = runner.submit(f"{args['name']}-table", case.build(Path(args["data"]) / case.name, spark),
-                           available_now=True)
-    if not handle.await_termination(600):
-        raise SystemExit("the table run did not end within 600 s")
-    result["table_outputs"] = as_json(handle.outputs())
+        scheme = state.split(":")[0]
+        runs[f"{name}/{scheme}"] = run(name, state, "more", f"{name.replace('_', '-')}-{scheme}", cases[name].conf(),
+                                       [])
+    table = TableSink("printer", path=args["table"], schema="source string, value double")
+    runs["table_outputs"] = run("sliding_window", args["state"], "table", "table", {}, [table])
+
+    # Two queries at a time: tasks of both share the executors, as an application's queries would.
+    got = side_by_side(runs)
+    result: dict[str, Any] = {case.name: [got[f"case {case.name} run {n}"] for n in range(args["runs"])]
+                              for case in CASES}
+    result |= {key: outputs for key, outputs in got.items() if not key.startswith("case ")}
     print(json.dumps(result))
     spark.stop()
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -84,10 +87,24 @@ class Query:
 
     def run(self, timeout: float = 600, **options: Any) -> subprocess.CompletedProcess[str]:
         """One driver process (``options`` as for :mod:`tests.faults.fault_run`), in a process group of its own."""
+        return self.start(timeout, **options)()
+
+    def start(self, timeout: float = 600, **options: Any) -> Callable[[], subprocess.CompletedProcess[str]]:
+        """:meth:`run`, started: what waits for the process (up to ``timeout`` s) and gives its result."""
         args = {"data": str(self.data), "checkpoint": str(self.checkpoint), "output": str(self.output),
                 "state": self.state, "name": self.name, **self.extra, **options}
-        return self.process.run([sys.executable, "-m", "tests.faults.fault_run", json.dumps(args)],
-                                timeout=timeout, start_new_session=True)
+        proc = self.process.popen([sys.executable, "-m", "tests.faults.fault_run", json.dumps(args)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+        def wait() -> subprocess.CompletedProcess[str]:
+            try:
+                out, err = proc.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)  # the driver and its Spark JVM
+                proc.communicate()
+                raise
+            return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+        return wait
 
     def killed_at(self) -> dict[str, Any]:
         """The kill point the last killed process recorded (and forget it)."""

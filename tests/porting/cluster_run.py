@@ -1,7 +1,8 @@
 """Runs ported topologies in distributed mode on a cluster, in a SparkSession of its own; prints their outputs as JSON.
 
 Usage: ``python -m tests.porting.cluster_run '<json>'`` with keys ``master`` (``local-cluster[2,1,1024]``: two
-executor processes) and ``runs``, a list of runs made one after the other in this session, each with the keys
+executor processes) and ``runs``, a list of runs made in this session (two at a time, a variant's after the
+previous variant's), each with the keys
 ``topology`` (one of :data:`PORTS`), ``work_dir`` (the port's working directory: its spouts' files, its checkpoint),
 ``name`` (the topology's name, its ``args[0]``), ``state`` (a Redis URL) and optionally ``variant`` (``registered``,
 the default, or ``pickled``: see tests/porting/java_serialization.py), ``clock_start`` (the time of the run's first
@@ -15,9 +16,11 @@ JSON line: per run, its outputs as ``[component, task, stream, values]`` in orde
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 import time
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,6 +33,7 @@ def main() -> None:
     args = json.loads(sys.argv[1])
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from tests.topologies.distributed_run import session
+    from tests.topologies.helpers import side_by_side
 
     runs = args["runs"]
     for run in runs:
@@ -44,12 +48,16 @@ def main() -> None:
             raise SystemExit("cluster_run: a `pickled` run must come before every `registered` one")
     # Without delay scheduling a stage's tasks go to whichever executor is free (see equivalence_run.py).
     spark = session(args["master"], {"spark.locality.wait": "0"})
-    print(json.dumps([run_port(spark, run) for run in runs]))
+    answers: dict[str, list[list[Any]]] = {}
+    # Two runs at a time, and every run of a variant ends before the next variant's first starts.
+    for _, group in itertools.groupby(enumerate(runs), key=lambda item: item[1].get("variant", "registered")):
+        answers |= side_by_side({f"run {i} ({run['topology']})": run_port(spark, run) for i, run in group})
+    print(json.dumps([answers[f"run {i} ({run['topology']})"] for i, run in enumerate(runs)]))
     spark.stop()
 
 
-def run_port(spark: Any, run: dict[str, Any]) -> list[list[Any]]:
-    """Run one port in distributed mode; its outputs, JSON-ready."""
+def run_port(spark: Any, run: dict[str, Any]) -> Generator[Any, None, list[list[Any]]]:
+    """Submits one port in distributed mode and yields its handle; returns its outputs, JSON-ready."""
     from tests.porting.java_serialization import java_serialization_args, ranked
     from tests.porting.persistent_windowing_topology import PersistentWindowingTopology
     from tests.porting.test_rolling_top_words import stepping_clock
@@ -77,10 +85,8 @@ def run_port(spark: Any, run: dict[str, Any]) -> list[list[Any]]:
                                                   jedis_pool_config=jedis, java_serialization=variant == "pickled",
                                                   mode="distributed")
     else:
-        return run_lambda(spark, run)
-    if not handle.await_termination(600):
-        msg = f"{topology} did not end within 600 s"
-        raise SystemExit(msg)
+        return run_lambda(spark, run)  # an endless run, stopped after its outputs: nothing to await
+    yield handle
     outputs = handle.outputs()
     if topology.endswith("rolling_top_words"):
         return [[o.component, o.task, o.stream, ranked(o.values[0])] for o in outputs]

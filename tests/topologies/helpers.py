@@ -5,9 +5,10 @@ from __future__ import annotations
 import copy
 import itertools
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections import deque
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bolts import BaseBolt, BaseWindowedBolt, Fields
 from topologies.engine import BatchClock, BatchLoop, batch_loop
@@ -15,6 +16,7 @@ from topologies.examples._run import write_json_files
 from topologies.groupings import AllGrouping, FieldsGrouping, GlobalGrouping, Grouping, ShuffleGrouping
 from topologies.testing import BoltHarness
 
+R = TypeVar("R")
 FIELDS = ("key", "ts", "value")
 SCHEMA = "key STRING, ts BIGINT, value BIGINT"
 START = 100_000
@@ -69,6 +71,38 @@ def loop_of(topology: Any, times: Iterable[int], directory: Path | None = None, 
 def counting_clock(start: int = START, step: int = STEP):
     counter = itertools.count(start, step)
     return lambda: next(counter)
+
+
+def side_by_side(runs: Mapping[str, Generator[Any, None, R]], width: int = 2, timeout: float = 600) -> dict[str, R]:
+    """Each run's result, by its key, with up to ``width`` runs' queries running at once in the session.
+
+    A run is a generator that submits a query and yields its handle, as many times as it has queries one after
+    another (a restart resubmits), and returns its result; each yielded handle is awaited (``timeout`` seconds,
+    else ``SystemExit`` naming the run) before the run goes on. Runs are started in order. For test runs of
+    independent queries (their own names, checkpoints and clocks), whose outputs are those of runs one after
+    another: the wall time is less, as one query's Python and scheduling gaps leave the cores to another's, and the
+    session runs several queries at once, as an application's does.
+    """
+    results: dict[str, R] = {}
+    waiting = deque(runs.items())
+    running: deque[tuple[str, Generator[Any, None, R], Any]] = deque()
+
+    def advance(key: str, run: Generator[Any, None, R]) -> None:
+        try:
+            running.append((key, run, next(run)))
+        except StopIteration as end:
+            results[key] = end.value
+
+    while waiting or running:
+        while waiting and len(running) < width:
+            advance(*waiting.popleft())
+        if not running:  # the runs started last ended without a query to await
+            continue
+        key, run, handle = running.popleft()
+        if not handle.await_termination(timeout):
+            raise SystemExit(f"{key}: a query did not end within {timeout:g} s")
+        advance(key, run)
+    return results
 
 
 def route(grouping: Grouping, batches: list[list[dict[str, Any]]], n: int) -> list[list[list[dict[str, Any]]]]:
