@@ -76,6 +76,7 @@ echo "test_lowest_pyspark.sh: venv ready after $((SECONDS - started)) s"
 unset SPARK_HOME PYTHONPATH
 # These tests start few JVMs: making a class archive for this PySpark (tests/jvm_archive.py) would cost more than it saves.
 export SQUALL_TESTS_NO_JVM_ARCHIVE=1
+export SQUALL_TEST_TIMES="$(dirname "$VENV")/test-times.json"  # .cache/test-times.json stays the main run's
 export PATH="$VENV/bin:$PATH" PYSPARK_PYTHON="$PY" PYSPARK_DRIVER_PYTHON="$PY"
 "$PY" -m pytest -q -p no:cacheprovider \
   -m "spark and not cluster and not faults and not kafka and not connect and not packaging" \

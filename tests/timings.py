@@ -4,19 +4,22 @@ pytest prints the 25 slowest tests (``--durations=25`` in pyproject.toml);
 this keeps them all, to see where a run's time goes and what a change made
 slower: ``{"total": seconds, "tests": {nodeid: seconds}}``, the setup, call
 and teardown of each test summed, slowest first. A run of a subset writes the
-subset's times (the file is the last run's, whatever it selected).
+subset's times (the file is the last run's, whatever it selected); ``SQUALL_TEST_TIMES`` names another file
+(scripts/test_lowest_pyspark.sh writes its own, so CI keeps the main run's).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
-TIMES = Path(__file__).resolve().parent.parent / ".cache" / "test-times.json"
+DEFAULT_TIMES = Path(__file__).resolve().parent.parent / ".cache" / "test-times.json"
+TIMES = Path(os.environ.get("SQUALL_TEST_TIMES") or DEFAULT_TIMES)
 
 _seconds: defaultdict[str, float] = defaultdict(float)
 _started = time.monotonic()
