@@ -28,7 +28,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.nexmark.highest_bid import HighestBids  # q7 as a user writes it, tuple by tuple
 from benchmarks.profile_driver import report
 from bolts import Fields, WindowedAggregateBolt
 from topologies import FileSpout, TopologyBuilder
@@ -59,6 +58,36 @@ def bids(events: int, disorder_ms: int, seed: int = 42) -> Any:
     if disorder_ms:
         ts = ts - rng.integers(0, disorder_ms + 1, len(n))
     return pa.table({"auction": auction, "bidder": bidder, "price": price, "date_time": ts})
+
+
+class HighestBids:
+    """q7 as a user writes it tuple by tuple: the largest price of a window's bids and every bid with it.
+
+    The accumulator is ``[largest price, [bid values, ...]]``; the same answer as
+    ``aggregators.top_k("price", 1, ties="all")`` without its columnar path.
+    """
+
+    def create(self) -> list[Any]:
+        """No bid yet."""
+        return [None, []]
+
+    def add(self, acc: list[Any], tup: Any) -> list[Any]:
+        """Keep the bid if its price is the largest so far (alone if larger)."""
+        price = tup["price"]
+        if acc[0] is None or price > acc[0]:
+            return [price, [list(tup.values)]]
+        if price == acc[0]:
+            acc[1].append(list(tup.values))
+        return acc
+
+    def merge(self, accs: list[list[Any]]) -> list[Any]:
+        """The largest price of all and every bid that has it."""
+        top = max((acc[0] for acc in accs if acc[0] is not None), default=None)
+        return [top, [bid for acc in accs if acc[0] == top for bid in acc[1]]]
+
+    def extract(self, acc: list[Any]) -> list[list[Any]]:
+        """The bids with the largest price."""
+        return [list(bid) for bid in acc[1]]
 
 
 def _bolt(aggregator: Any, key: str | None, assigner: Any) -> WindowedAggregateBolt:

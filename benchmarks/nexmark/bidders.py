@@ -90,7 +90,6 @@ def _q12_answer(outputs: Sequence[Output]) -> Answer:
     return totals
 
 
-Q11 = Query("q11", "user sessions", _q11_topology, _q11_spark, _q11_answer, compared="every session of every bidder",
-            gaps=("sessions run tuple by tuple (no columnar path for Sessions)",))
+Q11 = Query("q11", "user sessions", _q11_topology, _q11_spark, _q11_answer, compared="every session of every bidder")
 Q12 = Query("q12", "processing-time windows", _q12_topology, _q12_spark, _q12_answer,
             spark_form="streaming (update mode)", compared="bids per bidder over all windows (processing time)")
