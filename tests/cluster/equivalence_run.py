@@ -37,7 +37,7 @@ def main() -> None:
     # A task should go to whichever executor is free, so tasks move between executors from batch to batch. Two
     # settings keep a task to the executor holding its input: delay scheduling (spark.locality.wait, 3 s by
     # default) and, for a stage after a shuffle, the reduce tasks' preference for the executor holding most of
-    # their map output (spark.shuffle.reduceLocality.enabled); with the second alone the probe's two tasks each
+    # their map output (spark.shuffle.reduceLocality.enabled); with the second alone the probe's tasks each
     # kept to one executor for a whole run.
     spark = session(args["master"], {"spark.locality.wait": "0", "spark.shuffle.reduceLocality.enabled": "false"})
     cases = {c.name: c for c in CASES}
