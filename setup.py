@@ -4,6 +4,8 @@ from setuptools import find_packages, setup
 
 TESTS = [
     "pytest>=8",
+    # Two worker processes for the whole suite (README's command), files handed out whole (tests/shared_servers.py).
+    "pytest-xdist>=3.6",
     "hypothesis>=6.100",
     "ruff>=0.6",
     "fakeredis>=2.20",

@@ -4,10 +4,11 @@ import importlib.util
 
 import pytest
 
-# Fixture plugins: the real servers (Redis, HBase) and the shared SparkSession; the markers and tiers derived from
-# those fixtures; the JVMs' class archive; every test's time; the TLS Redis of tests/state_backends and tests/cluster.
-PLUGINS = ("tests.service_fixtures", "tests.spark_fixtures", "tests.connect_fixtures", "tests.markers",
-           "tests.jvm_archive", "tests.timings", "tests.state_backends.tls_redis")
+# Fixture plugins: servers shared by pytest-xdist's workers and its order of files; the real servers (Redis, HBase)
+# and the shared SparkSession; the markers and tiers derived from those fixtures; the JVMs' class archive; every
+# test's time; the TLS Redis of tests/state_backends and tests/cluster.
+PLUGINS = ("tests.shared_servers", "tests.service_fixtures", "tests.spark_fixtures", "tests.connect_fixtures",
+           "tests.markers", "tests.jvm_archive", "tests.timings", "tests.state_backends.tls_redis")
 pytest_plugins = [name for name in PLUGINS if importlib.util.find_spec(name) is not None]
 
 

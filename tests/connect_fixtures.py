@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from tests.service_fixtures import free_port
+from tests.shared_servers import once_per_run
 
 REPO = Path(__file__).resolve().parent.parent
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
@@ -127,15 +128,20 @@ def start_connect_server() -> Iterator[Callable[..., ConnectServer]]:
 
 
 @pytest.fixture(scope="session")
-def connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConnectServer]:
-    server = ConnectServer(tmp_path_factory.mktemp("connect"))
-    yield server
-    server.stop()
+def connect_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The run's Connect server's ``sc://127.0.0.1:<port>``: one per run, under xdist too."""
+
+    def start() -> tuple[str, list[str]]:
+        server = ConnectServer(tmp_path_factory.mktemp("connect"))
+        assert server.proc is not None
+        return server.url, ["kill", "-s", "TERM", "--", f"-{server.proc.pid}"]  # its group: JVM, workers
+
+    yield from once_per_run(request.config, "connect", start)
 
 
 @pytest.fixture(scope="session")
-def connect_url(connect_server: ConnectServer) -> str:
-    return connect_server.url
+def connect_url(connect_server: str) -> str:
+    return connect_server
 
 
 def run_connect(module: str, args: dict, timeout: float = 1500) -> object:

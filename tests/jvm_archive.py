@@ -38,6 +38,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared_servers import locked
+
 REPO = Path(__file__).resolve().parent.parent
 ROOT = REPO / ".cache" / "jvm-archive"
 SPARK_MARKERS = frozenset({"spark", "connect", "cluster", "faults", "kafka"})
@@ -62,8 +64,13 @@ def prepare() -> dict[str, str]:
         return {}
     home = ROOT / _key()
     archive = home / "spark.jsa"
+    home.mkdir(parents=True, exist_ok=True)
+    with locked(home / "making.lock"):  # pytest-xdist's workers: one makes it, the other waits and uses it
+        return _made(home, archive)
+
+
+def _made(home: Path, archive: Path) -> dict[str, str]:
     if not archive.exists():
-        home.mkdir(parents=True, exist_ok=True)
         partial = home / f"partial-{os.getpid()}.jsa"
         made = subprocess.run([sys.executable, "-m", "tests.jvm_archive", str(partial)], cwd=REPO,
                               capture_output=True, text=True, timeout=600, check=False)

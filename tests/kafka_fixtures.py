@@ -26,6 +26,7 @@ import pytest
 
 from tests.certificates import Issued
 from tests.service_fixtures import free_port
+from tests.shared_servers import once_per_run
 
 REPO = Path(__file__).resolve().parent.parent
 KAFKA_SH = REPO / "scripts" / "kafka.sh"
@@ -220,14 +221,19 @@ def start_kafka_broker() -> Iterator[Callable[..., KafkaBroker]]:
 
 
 @pytest.fixture(scope="session")
-def kafka_bootstrap() -> Iterator[str]:
-    """``127.0.0.1:<port>`` of the run's Kafka broker, started by scripts/kafka.sh (KRaft, one node)."""
-    broker = KafkaBroker()
-    try:
-        broker.start()
-        yield broker.bootstrap
-    finally:
-        broker.stop()
+def kafka_bootstrap(request: pytest.FixtureRequest) -> Iterator[str]:
+    """``127.0.0.1:<port>`` of the run's Kafka broker, started by scripts/kafka.sh (KRaft, one node; one per run)."""
+
+    def start() -> tuple[str, list[str]]:
+        broker = KafkaBroker()
+        try:
+            broker.start()
+        except BaseException:
+            broker.stop()
+            raise
+        return broker.bootstrap, ["bash", str(KAFKA_SH), "stop", str(broker.port)]
+
+    yield from once_per_run(request.config, "kafka", start)
 
 
 @pytest.fixture(scope="session")

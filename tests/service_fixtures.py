@@ -2,9 +2,10 @@
 
 Register with ``pytest_plugins = ["tests.service_fixtures"]``. The fixtures start
 their server on first use, on a free port bound to 127.0.0.1, and stop it when
-the run ends. ``start_redis`` starts a short-lived ``RedisServer`` of a test's
-own (to kill it, or with a password or TLS). A test taking these fixtures is
-marked ``redis`` or ``hbase`` (tests/markers.py).
+the run ends; under pytest-xdist the workers share it (tests/shared_servers.py).
+``start_redis`` starts a short-lived ``RedisServer`` of a test's own (to kill it,
+or with a password or TLS). A test taking these fixtures is marked ``redis`` or
+``hbase`` (tests/markers.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 import pytest
 
 from state_backends import Namespace, StateBackend, open_backend
+from tests.shared_servers import once_per_run
 
 REPO = Path(__file__).resolve().parent.parent
 HBASE_SH = REPO / "scripts" / "hbase.sh"
@@ -79,11 +81,15 @@ class RedisServer:
 
 
 @pytest.fixture(scope="session")
-def redis_server() -> Iterator[RedisServer]:
-    """The run's shared redis-server (no persistence)."""
-    server = RedisServer()
-    yield server
-    server.stop()
+def redis_server(request: pytest.FixtureRequest) -> Iterator[str]:
+    """``127.0.0.1:<port>`` of the run's shared redis-server (no persistence): one per run, under xdist too."""
+
+    def start() -> tuple[str, list[str]]:
+        server = RedisServer()
+        assert server.proc is not None
+        return f"127.0.0.1:{server.port}", ["kill", "-TERM", str(server.proc.pid)]
+
+    yield from once_per_run(request.config, "redis", start)
 
 
 @pytest.fixture(scope="session")
@@ -104,28 +110,30 @@ def start_redis() -> Iterator[Callable[..., RedisServer]]:
 
 
 @pytest.fixture(scope="session")
-def redis_url(redis_server: RedisServer) -> str:
+def redis_url(redis_server: str) -> str:
     """``redis://127.0.0.1:<port>/0`` of the run's shared redis-server."""
-    return f"redis://127.0.0.1:{redis_server.port}/0"
+    return f"redis://{redis_server}/0"
 
 
 @pytest.fixture(scope="session")
-def hbase_url() -> Iterator[str]:
-    """``hbase://127.0.0.1:<thrift port>/squalltest`` of the run's HBase, started by scripts/hbase.sh."""
+def hbase_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """``hbase://127.0.0.1:<thrift port>/squalltest`` of the run's HBase, started by scripts/hbase.sh (one per run)."""
     home = Path(os.environ.get("SQUALL_HBASE_HOME", REPO / ".cache" / "hbase"))
     if shutil.which("java") is None or not (home / "lib").is_dir():
         pytest.skip(f"no HBase jars in {home}/lib (or no java); run scripts/install_services.sh")
-    port = free_port()
-    env = {**os.environ, "SQUALL_PYTHON": sys.executable}  # the script checks readiness with this interpreter
-    result = subprocess.run(
-        ["bash", str(HBASE_SH), "start", str(port)], capture_output=True, text=True, timeout=300, check=False, env=env
-    )
-    try:
+
+    def start() -> tuple[str, list[str]]:
+        port = free_port()
+        env = {**os.environ, "SQUALL_PYTHON": sys.executable}  # the script checks readiness with this interpreter
+        stop = ["bash", str(HBASE_SH), "stop", str(port)]
+        result = subprocess.run(["bash", str(HBASE_SH), "start", str(port)], capture_output=True, text=True,
+                                timeout=300, check=False, env=env)
         if result.returncode != 0:
+            subprocess.run(stop, capture_output=True, timeout=120, check=False)
             pytest.fail(f"scripts/hbase.sh start {port} failed:\n{result.stdout}\n{result.stderr}")
-        yield f"hbase://127.0.0.1:{port}/squalltest"
-    finally:
-        subprocess.run(["bash", str(HBASE_SH), "stop", str(port)], capture_output=True, timeout=120, check=False)
+        return f"hbase://127.0.0.1:{port}/squalltest", stop
+
+    yield from once_per_run(request.config, "hbase", start)
 
 
 STORE_BACKENDS = [
