@@ -78,7 +78,7 @@ unset SPARK_HOME PYTHONPATH
 export SQUALL_TESTS_NO_JVM_ARCHIVE=1
 export SQUALL_TEST_TIMES="$(dirname "$VENV")/test-times.json"  # .cache/test-times.json stays the main run's
 export PATH="$VENV/bin:$PATH" PYSPARK_PYTHON="$PY" PYSPARK_DRIVER_PYTHON="$PY"
-"$PY" -m pytest -q -p no:cacheprovider -n 2 \
+"$PY" -m pytest -q -p no:cacheprovider \
   -m "spark and not cluster and not faults and not kafka and not connect and not packaging" \
   --ignore=tests/topologies/spark/test_spark_distributed.py \
   tests/topologies tests/bolts tests/faults "$@"
