@@ -51,6 +51,16 @@ class FileSpout(Spout):
     ``"FAILFAST"`` fails the batch with a :class:`MalformedRecordError` naming
     the file and the record. Parquet files hold typed columns, so ``mode`` and
     ``error_stream`` do not apply to them.
+
+    ``where`` (a Spark SQL predicate such as ``"event_type = 2"``, over any
+    column of the schema, declared field or not) keeps the rows for which it is
+    true; a row where it is false or NULL is not read, as in SQL's ``WHERE``.
+    Spark pushes it into the scan, so a Parquet file's row groups whose
+    statistics rule it out are skipped, and no Python process decodes the rows
+    it drops. Malformed JSON and CSV records are never filtered: their columns
+    could not be read, so they go where ``mode`` says whatever the predicate.
+    A predicate Spark cannot analyse (a column the files lack, a value that is
+    not a boolean) raises ``ValueError`` when the topology is submitted.
     """
 
     def __init__(
@@ -64,6 +74,7 @@ class FileSpout(Spout):
         stream: str = DEFAULT_STREAM,
         mode: str = "PERMISSIVE",
         error_stream: str | None = None,
+        where: str | None = None,
     ) -> None:
         super().__init__(fields, stream)
         if not isinstance(path, str | Path) or not str(path):
@@ -84,6 +95,7 @@ class FileSpout(Spout):
         self.max_files_per_trigger = max_files_per_trigger
         self.mode = _check_mode(format, mode)
         self.error_stream = _check_error_stream(format, self.mode, error_stream, stream)
+        self.where = _check_where(where)
 
     def output_streams(self) -> dict[str, Fields]:
         """The spout's stream, plus its error stream (``raw``, ``file``, ``reason``) in ``PERMISSIVE`` mode."""
@@ -105,14 +117,33 @@ class FileSpout(Spout):
         if self.max_files_per_trigger is not None:
             reader = reader.option("maxFilesPerTrigger", self.max_files_per_trigger)
         if self.format not in TEXT_FORMATS:
-            return self._select(reader.schema(schema).load(self.path))
+            return self._select(self._filtered(reader.schema(schema).load(self.path)))
         # squall applies `mode` itself (split_malformed), so every mode sees the same malformed records.
         reader = (
             reader.schema(with_corrupt_column(schema))
             .option("mode", "PERMISSIVE")
             .option("columnNameOfCorruptRecord", CORRUPT_COLUMN)
         )
-        return self._select(reader.load(self.path), *side_columns(schema))
+        return self._select(self._filtered(reader.load(self.path), keep_malformed=True), *side_columns(schema))
+
+    def _filtered(self, df: DataFrame, keep_malformed: bool = False) -> DataFrame:
+        """``df`` where ``where`` holds (and, with ``keep_malformed``, every malformed record); analysed here."""
+        if self.where is None:
+            return df
+        from pyspark.sql import functions as F
+
+        columns = [c for c in df.columns if c != CORRUPT_COLUMN]
+        try:
+            predicate = F.expr(self.where)
+            filtered = df.where((F.col(CORRUPT_COLUMN).isNotNull() | predicate) if keep_malformed else predicate)
+            filtered.schema  # noqa: B018 -- analyses the plan under Spark Connect too, so a bad predicate fails here
+        except Exception as err:  # ParseException, AnalysisException: not a boolean over the files' columns
+            msg = (
+                f"FileSpout: `where` must be a boolean Spark SQL predicate over the files' columns "
+                f"({', '.join(columns)}); got {self.where!r}, which Spark refuses: {err}"
+            )
+            raise ValueError(msg) from err
+        return filtered
 
     def split(self, table: pa.Table, component: str) -> dict[str, pa.Table]:
         """The batch's good rows on the spout's stream; its malformed records handled by ``mode``."""
@@ -147,6 +178,18 @@ class FileSpout(Spout):
                 "pass schema='field TYPE, ...' or add a file first"
             )
             raise ValueError(msg) from err
+
+
+def _check_where(where: str | None) -> str | None:
+    if where is None:
+        return None
+    if not isinstance(where, str):
+        msg = f"FileSpout: `where` must be a Spark SQL predicate (a str) such as \"kind = 'bid'\"; got {where!r}"
+        raise TypeError(msg)
+    if not where.strip():
+        msg = f"FileSpout: `where` must be a Spark SQL predicate such as \"kind = 'bid'\"; got {where!r} instead"
+        raise ValueError(msg)
+    return where
 
 
 def _check_mode(format: str, mode: str) -> str:
