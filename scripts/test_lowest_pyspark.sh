@@ -55,7 +55,9 @@ fi
 # as that metadata lists them, the extra's pinned pyspark swapped for this version (its extras kept); one resolve,
 # a no-op when the venv already has them.
 "$PY" -m pip install -q --no-deps -e "$REPO" 2>/dev/null
-mapfile -t reqs < <("$PY" - "$VERSION" <<'PY'
+# -I: the venv's own record of squall (its dist-info), never the checkout's squall.egg-info in the working
+# directory, which any setuptools run in the checkout rewrites (CI's main run goes on beside this).
+mapfile -t reqs < <("$PY" -I - "$VERSION" <<'PY'
 import re, sys
 from importlib.metadata import requires
 for req in requires("squall") or []:
@@ -65,7 +67,8 @@ for req in requires("squall") or []:
         print(f"{pyspark.group(1)}=={sys.argv[1]}" if pyspark else spec)
 PY
 )
-printf '%s\n' "${reqs[@]}" | grep -q "^pyspark.*==$VERSION\$" || die "setup.py's tests extra has no pyspark to replace"
+printf '%s\n' "${reqs[@]}" | grep -q "^pyspark.*==$VERSION\$" \
+  || die "setup.py's tests extra has no pyspark to replace; squall's requirements as the venv has them: ${reqs[*]:-none}"
 "$PY" -m pip install -q "${reqs[@]}"
 "$PY" -c "import pyspark; print('test_lowest_pyspark.sh: pyspark', pyspark.__version__, 'from', pyspark.__file__)"
 echo "test_lowest_pyspark.sh: venv ready after $((SECONDS - started)) s"
