@@ -43,7 +43,12 @@ def collector_paused() -> Iterator[None]:
 
 @dataclass
 class Segment:
-    """Tuples of one source task on one stream, in order: ``table`` (columns named as ``fields``) or ``rows``."""
+    """Tuples of one source task on one stream, in order: ``table`` (columns named as ``fields``) or ``rows``.
+
+    A segment may hold both: rows an upstream bolt emitted, and a table of
+    some of their fields for a task that works on columns. Its tuples are then
+    built from the rows.
+    """
 
     source_component: str
     source_task: int
@@ -58,7 +63,7 @@ class Segment:
 
     def values(self) -> list[Sequence[Any]]:
         """The rows as Python values, in order."""
-        if self.table is None:
+        if self.rows is not None or self.table is None:
             return list(self.rows or ())
         with collector_paused():
             columns = [python_values(self.table.column(i)) for i in range(self.table.num_columns)]
@@ -69,7 +74,7 @@ class Segment:
         if self._built is not None:
             return self._built
         fields, stream, source, task = self.fields, self.stream, self.source_component, self.source_task
-        if self.table is not None:  # rows of a table: tuples of the right length
+        if self.rows is None and self.table is not None:  # rows of a table: tuples of the right length
             rows = self.values()
             with collector_paused():
                 self._built = Tuple.many(rows, fields, stream, source, task)  # type: ignore[arg-type]
@@ -83,7 +88,7 @@ class Segment:
 
     def tuple_at(self, index: int) -> Tuple:
         """Row ``index`` as a ``Tuple``, without building the others."""
-        if self._built is not None or self.table is None:
+        if self._built is not None or self.table is None or self.rows is not None:
             return self.tuples()[index]
         values = tuple(column[0] for column in self.table.slice(index, 1).to_pydict().values())
         return Tuple(values, self.fields, self.stream, self.source_component, self.source_task)
@@ -113,6 +118,18 @@ class TaskInput:
             last = Segment(source, task, stream, fields, rows=[])
             self.segments.append(last)
         last.rows.append(values)  # type: ignore[union-attr]
+        self._tuples = None
+
+    def extend_rows(self, source: str, task: int, stream: str, fields: Fields, rows: Sequence[Sequence[Any]]) -> None:
+        """Add rows at the end, as :meth:`append_row` of each would (``rows`` itself is not kept)."""
+        if not rows:
+            return
+        last = self.segments[-1] if self.segments else None
+        if (last is None or last.rows is None or last.source_component != source or last.source_task != task
+                or last.stream != stream):
+            self.segments.append(Segment(source, task, stream, fields, rows=list(rows)))
+        else:
+            last.rows.extend(rows)
         self._tuples = None
 
     def append_table(self, source: str, task: int, stream: str, fields: Fields, table: pa.Table) -> None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bolts.aggregate.holds import add_gc_hold, add_holds
+from bolts.aggregate.row_columns import with_columns
 from bolts.aggregate.row_groups import add_rows, first_touch_groups, key_codes, read_columns
 from bolts.aggregate.spec import RETRACTION_FIELD, AggregateSpec
 from bolts.aggregate.windows import WindowId, WindowTable
@@ -43,6 +44,7 @@ from windowing.triggers.context import TriggerContext
 
 if TYPE_CHECKING:
     import numpy as np
+    import pyarrow as pa
 
     from bolts.aggregate.input_watermarks import InputWatermarks
     from bolts.aggregate.window_state import WindowState
@@ -64,34 +66,93 @@ class PlacingTask(Protocol):
 
 
 def supports(spec: AggregateSpec) -> bool:
-    """Whether batches of this aggregation can be placed on columns (decided once, when the task is built)."""
+    """Whether batches of this aggregation can be placed on columns (decided once, when the task is built).
+
+    Fixed, sliding, global and session windows, and panes re-aggregated in
+    their own windows (no assigner: each row's ``window_start`` and ``window_end``).
+    """
     return (
-        type(spec.assigner) in (FixedWindows, SlidingWindows, GlobalWindows, Sessions)
+        (spec.assigner is None or type(spec.assigner) in (FixedWindows, SlidingWindows, GlobalWindows, Sessions))
         and spec.timestamp_field is not None
         and is_columnar(spec.aggregator)
     )
 
 
-def takes(spec: AggregateSpec, segment: Segment) -> bool:
-    """Whether ``segment`` can be placed on columns: an Arrow table, every field read, timestamps readable as ms."""
-    table = segment.table
-    if table is None or RETRACTION_FIELD in segment.fields:
-        return False
+def needed_fields(spec: AggregateSpec) -> list[str]:
+    """The fields placing on columns reads: the timestamp, the key, the aggregator's, an upstream pane's window."""
     needed = [spec.timestamp_field, *(spec.key_fields or ()), *(read_fields(spec.aggregator) or ())]
-    if any(name not in segment.fields for name in needed):
+    if spec.assigner is None:
+        needed += INHERITED_BOUNDS
+    return list(dict.fromkeys(needed))  # type: ignore[arg-type]
+
+
+def takes(spec: AggregateSpec, segment: Segment) -> bool:
+    """Whether ``segment`` can be placed on columns: an Arrow table, every field read, timestamps readable as ms.
+
+    A segment with upstream retractions (a true ``is_retraction``) goes tuple
+    by tuple; so does one whose panes' window bounds are not integers.
+    """
+    table = segment.table
+    if table is None:
+        return False
+    if any(name not in segment.fields for name in needed_fields(spec)):
         return False  # the per-tuple path names the missing field
+    if RETRACTION_FIELD in segment.fields and not _all_false(table.column(RETRACTION_FIELD)):
+        return False
+    if spec.assigner is None and not all(_integers(table.column(name)) for name in INHERITED_BOUNDS):
+        return False
     return is_timestamp_column(table.column(spec.timestamp_field))
+
+
+INHERITED_BOUNDS = ("window_start", "window_end")
+
+
+def with_row_columns(spec: AggregateSpec, segment: Segment) -> Segment:
+    """A segment of an upstream bolt's rows with the columns placing reads beside them, when they convert exactly.
+
+    ``segment`` itself when it already has a table, or when its rows stay rows
+    (:func:`bolts.aggregate.row_columns.with_columns`).
+    """
+    if segment.table is not None:
+        return segment
+    if read_fields(spec.aggregator) is None:  # the aggregator reads any field: every column
+        fields = list(segment.fields)
+    else:
+        fields = [*needed_fields(spec), *((RETRACTION_FIELD,) if RETRACTION_FIELD in segment.fields else ())]
+    return with_columns(segment, fields) or segment
+
+
+def _all_false(column: Any) -> bool:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pa.types.is_boolean(column.type) and column.null_count == 0 and not pc.any(column).as_py()
+
+
+def _integers(column: Any) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_integer(column.type) and column.null_count == 0
 
 
 _FEW = 16  # windows per row up to which they are computed a window at a time
 
 
-def _windows(spec: AggregateSpec, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For every (row, window) pair, oldest window first per row: the row index, the window start and end."""
+def _windows(
+    spec: AggregateSpec, ts: np.ndarray, table: pa.Table | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every (row, window) pair, oldest window first per row: the row index, the window start and end.
+
+    ``table``: the rows, read for their own windows when the aggregation has no assigner.
+    """
     import numpy as np
 
     rows = np.arange(len(ts))
     assigner = spec.assigner
+    if assigner is None:  # an upstream pane's own window
+        assert table is not None
+        start, end = (table.column(name).to_numpy().astype(np.int64, copy=False) for name in INHERITED_BOUNDS)
+        return rows, start, end
     if isinstance(assigner, GlobalWindows):
         window = assigner.assign(0)[0]
         return rows, np.full(len(ts), window.start, np.int64), np.full(len(ts), window.end, np.int64)
@@ -140,7 +201,7 @@ def place_segment(task: PlacingTask, segment: Segment, watermark: int) -> bool:
         raise ValueError(msg)
     ts = column_millis(table.column(spec.timestamp_field))
     codes, keys = key_codes(spec, table)
-    pair_rows, starts, ends = _windows(spec, ts)
+    pair_rows, starts, ends = _windows(spec, ts, table)
     live = ends > watermark - spec.allowed_lateness_ms  # end + lateness > watermark, without overflow
     pair_rows, starts, ends = pair_rows[live], starts[live], ends[live]
     open_pairs = np.zeros(len(pair_rows), bool)
@@ -173,7 +234,7 @@ def _add_groups(
     import pyarrow as pa
 
     spec, table = task.spec, task.table
-    slots, slot_count = _slots(spec, starts)
+    slots, slot_count = _slots(spec, starts, ends)
     group_of_pair, first_pair = first_touch_groups(pair_keys * slot_count + slots)
     # The open windows in first-touch order (a closed window takes no rows); new ones are created, in that
     # order, only once the aggregator has taken the rows.
@@ -289,16 +350,21 @@ def _ignores_elements(trigger: Trigger) -> bool:
     return kind.on_elements is Trigger.on_elements and kind.on_element is Trigger.on_element
 
 
-def _slots(spec: AggregateSpec, starts: np.ndarray) -> tuple[np.ndarray, int]:
+def _slots(spec: AggregateSpec, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, int]:
     """Each pair's window as a small number, and how many numbers there are (one more than the largest).
 
     The start's distance from the lowest start in window steps; when those are
     more than the pairs (timestamps far apart), the rank of the start among the
-    distinct starts instead, so keys times slots stays small.
+    distinct starts instead, so keys times slots stays small. Upstream panes'
+    windows (no assigner) are ranked by start and end, since two of them may
+    share a start.
     """
     import numpy as np
 
     assigner = spec.assigner
+    if assigner is None:
+        distinct, slots = np.unique(np.stack([starts, ends], axis=1), axis=0, return_inverse=True)
+        return slots.reshape(-1), len(distinct)
     step = assigner.size_ms if isinstance(assigner, FixedWindows) else getattr(assigner, "period_ms", 1)
     low, high = int(starts.min()), int(starts.max())
     if (high - low) // step < len(starts):

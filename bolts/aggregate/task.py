@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
-from bolts.aggregate.columnar import place_segment, supports, takes
+from bolts.aggregate.columnar import place_segment, supports, takes, with_row_columns
 from bolts.aggregate.firing import PaneEmitter
 from bolts.aggregate.holds import add_holds
 from bolts.aggregate.input_watermarks import InputWatermarks
@@ -172,10 +172,11 @@ class AggregateTask(BoltTask):
         if not self._columnar:
             super().execute_batch(batch)
             return
-        for segment in batch.segments:
+        for given in batch.segments:
+            segment = with_row_columns(self.spec, given)
             if takes(self.spec, segment) and self._place_columns(segment):
                 continue
-            for tup in segment.tuples():
+            for tup in given.tuples():
                 self.execute(tup)
 
     def _place_columns(self, segment: Segment) -> bool:

@@ -110,6 +110,9 @@ def test_the_bolt_kinds_of_the_suite_are_all_there(reference):
     components = {o[0] for outputs in reference.values() for o in outputs}
     assert {"sums", "ticks", "halves", "tally", "stateful", "paged", "msgid", "agg_total", "join"} <= components
     assert any(o[3][0] > 0 for o in reference["storm_kinds"] if o[0] == "ticks")  # a tick counted tuples
+    # The join's right spout reads through `where="value % 3 <> 0"`: its rows met, and none the predicate drops.
+    rights = [right for o in reference["join"] if o[0] == "join" for _, right in o[3][3]]
+    assert rights and all(row["value"] % 3 != 0 for row in rights)
 
 
 def test_a_table_sink_writes_driver_modes_windows_from_the_executors(spark, data, reference, cluster_runs):

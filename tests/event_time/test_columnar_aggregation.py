@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import copy
 import os
+from unittest import mock
 
+import numpy as np
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bolts import Fields, TaskOptions, Tuple, WindowedAggregateBolt, make_task
-from bolts.aggregate.columnar import supports
-from bolts.task_input import TaskInput
+from bolts.aggregate import row_columns
+from bolts.aggregate.columnar import supports, takes, with_row_columns
+from bolts.aggregate.spec import OUTPUT_FIELDS
+from bolts.task_input import Segment, TaskInput
 from windowing import AccumulationMode, Duration, FixedWindows, GlobalWindows, SlidingWindows, aggregators
 from windowing.triggers import AfterCount, AfterProcessingTime, AfterWatermark, Repeatedly
 
@@ -133,8 +137,11 @@ def feed_both(b, columnar, per_tuple):
     """Batch ``b`` into both ``(task, emitted, input)``: the same panes, late tuples, drops and state after it."""
     for task, _, batch_input in (columnar, per_tuple):
         task.advance_to(1_000 * (b + 1))
-        if len(batch_input):
+        if task is columnar[0]:
             task.execute_batch(batch_input)
+        else:
+            for tup in batch_input.tuples():  # one by one: never placed on columns
+                task.execute(tup)
         task.end_batch()
     (ct, c_out, _), (pt, p_out, _) = columnar, per_tuple
     assert c_out == p_out, f"batch {b}"
@@ -260,3 +267,87 @@ def test_windows_far_apart_in_one_segment_are_grouped_without_overflow():
         task.close()
     assert columnar_out == per_tuple_out
     assert len(columnar_out) == 4
+
+
+# Panes of an upstream aggregation re-aggregated in their own windows (no assigner), as rows an upstream bolt emits.
+PANES = Fields(*OUTPUT_FIELDS)
+PANE_AGGREGATORS = [
+    aggregators.count(),
+    aggregators.sum("value"),
+    aggregators.max("value"),
+    aggregators.mean("value"),
+    aggregators.collect("value"),
+    aggregators.top_k("value", 1, ties="all", value=["key", "value"]),
+    aggregators.max_by("key", "value"),
+    aggregators.distinct_count("value"),
+]
+WINDOWS = [(0, 1_000), (0, 2_000), (1_000, 2_000), (1_000, 3_000), (2_000, 3_000), (4_000, 5_000)]  # starts shared
+pane_rows = st.lists(
+    st.tuples(
+        st.sampled_from(["a", "b", None]),
+        st.sampled_from(WINDOWS),
+        st.integers(0, 999),
+        st.none() | st.integers(-50, 50) | st.floats(-50, 50, allow_nan=False),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=int(os.environ.get("SQUALL_EXAMPLES", "100")), deadline=None)
+@given(
+    batches=st.lists(pane_rows, min_size=1, max_size=5),
+    aggregator=st.sampled_from(PANE_AGGREGATORS),
+    mode=st.sampled_from(list(AccumulationMode)),
+    lateness=st.sampled_from([0, 1_500]),
+    keyed=st.booleans(),
+    late_stream=st.booleans(),
+    one_type=st.booleans(),
+)
+def test_an_upstream_bolts_panes_in_their_own_windows_give_on_columns_what_they_give_one_by_one(
+    batches, aggregator, mode, lateness, keyed, late_stream, one_type
+):
+    """Rows as an upstream bolt emits them: placed on columns when they convert exactly, else one by one."""
+    bolt = (WindowedAggregateBolt(aggregator, key_fields=("key",) if keyed else None).with_timestamp_field("timestamp")
+            .with_accumulation_mode(mode).with_lag(Duration(200)).with_watermark_interval(Duration(500))
+            .with_allowed_lateness(Duration(lateness)))
+    bolt = bolt.with_late_tuple_stream("late") if late_stream else bolt
+    columnar, columnar_out = task_of(bolt)
+    per_tuple, per_tuple_out = task_of(bolt)
+    assert columnar._columnar
+    with mock.patch.object(row_columns, "MIN_ROWS", 1):
+        for b, batch in enumerate(batches):
+            data = [[key, start, end, value if value is None or not one_type else int(value),
+                     start + offset % (end - start), {"index": i}, False]
+                    for i, (key, (start, end), offset, value) in enumerate(batch)]
+            as_rows = TaskInput()
+            for row in data:
+                as_rows.append_row("counts", 0, "default", PANES, row)
+            feed_both(b, (columnar, columnar_out, as_rows), (per_tuple, per_tuple_out, as_rows))
+    columnar.close()
+    per_tuple.close()
+    assert columnar_out == per_tuple_out
+
+
+def test_rows_convert_to_columns_only_when_every_value_comes_back_equal_and_of_its_type():
+    from bolts.aggregate.row_columns import _column
+
+    assert _column([1, None, 3]).to_pylist() == [1, None, 3]
+    assert _column(["a", "b"]).to_pylist() == ["a", "b"]
+    assert _column([True, None]).to_pylist() == [True, None]
+    for values in ([1, 2.5], [True, 1], [2**63], [(1,), (2,)], [None, None], [], [np.int64(1)]):
+        assert _column(values) is None, values
+
+
+def test_a_segment_with_an_upstream_retraction_or_a_missing_field_stays_rows():
+    bolt = WindowedAggregateBolt(aggregators.sum("value")).with_timestamp_field("timestamp")
+    spec = bolt.build_spec("agg")
+    rows = [["a", 0, 1_000, i, 999, None, i == 70] for i in range(100)]
+    segment = Segment("counts", 0, "default", PANES, rows=rows)
+    converted = with_row_columns(spec, segment)
+    assert converted.table is not None and converted.values() == rows  # tuples are built from the rows
+    assert not takes(spec, converted)  # a true is_retraction: one by one
+    rows[70][6] = False
+    assert takes(spec, with_row_columns(spec, segment))
+    fewer = Segment("counts", 0, "default", Fields("key", "window_start", "timestamp", "value"),
+                    rows=[["a", 0, 999, 1]] * 100)
+    assert with_row_columns(spec, fewer) is fewer  # no window_end: the per-tuple path names it

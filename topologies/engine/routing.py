@@ -29,7 +29,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bolts import Fields
 from bolts.codecs.value_codec import register_class
 from bolts.context import TopologyLayout
-from topologies.groupings import DirectGrouping, Grouping
+from topologies.groupings import (
+    AllGrouping,
+    DirectGrouping,
+    GlobalGrouping,
+    Grouping,
+    LocalOrShuffleGrouping,
+    NoneGrouping,
+    ShuffleGrouping,
+)
 from topologies.topology import Topology
 
 if TYPE_CHECKING:
@@ -38,6 +46,7 @@ if TYPE_CHECKING:
 CounterKey = tuple[str, int, str, str]  # (source component, source task, stream, subscribing bolt)
 SPOUT_TASK = 0  # a spout's rows are routed as its one task's, whichever Spark partition read them
 Order = tuple[int, int, int, int]  # where a piece of a batch comes in delivery order (see route_spout_tables)
+_VALUE_BLIND = (ShuffleGrouping, LocalOrShuffleGrouping, NoneGrouping, AllGrouping, GlobalGrouping)  # no value read
 
 
 @dataclass(frozen=True)
@@ -106,6 +115,24 @@ class RoutingTable:
                     targets.append((bolt, target))
         return targets
 
+    def fixed_targets(self, component: str, stream: str) -> list[tuple[str, int, bool]] | None:
+        """``(bolt, task, counts)`` of every subscriber when each sends every tuple of the stream to one task.
+
+        That is a global grouping, or a grouping that ignores the values (shuffle,
+        local-or-shuffle, none, all) into a bolt of one task; ``counts``: whether
+        the subscriber's counter moves by one a tuple, as :meth:`row_targets`
+        moves it. None when some subscriber chooses by the values or the
+        counter, or nobody subscribes.
+        """
+        subscribers = self.subscribers.get((component, stream), ())
+        fixed = []
+        for bolt, grouping, tasks in subscribers:
+            kind = type(grouping)
+            if kind is not GlobalGrouping and (tasks != 1 or kind not in _VALUE_BLIND):
+                return None
+            fixed.append((bolt, 0, kind.route is Grouping.route))
+        return fixed or None
+
     def task_ids(self, targets: Sequence[tuple[str, int]]) -> list[int]:
         """Storm's task ids of ``(bolt, task index)`` targets (see :class:`bolts.context.TopologyLayout`)."""
         layout = self.layout
@@ -164,6 +191,11 @@ class RoutedSink(Protocol):
         """A spout's rows on a stream nobody subscribes to."""
         ...
 
+    def rows_many(self, bolt: str, task: int, source: str, source_task: int, stream: str,
+                  rows: list[Sequence[Any]]) -> None:
+        """Tuples ``source``'s task ``source_task`` emitted in a row on ``stream``, all for ``bolt``'s task ``task``."""
+        ...
+
 
 def route_emissions(
     routing: RoutingTable, component: str, task: int, emissions: Sequence[Any], starts: Mapping[CounterKey, int],
@@ -179,13 +211,28 @@ def route_emissions(
     """
     moved: dict[CounterKey, int] = {}  # the counters this task moved; the rest stay as the batch started them
     counters = ChainMap(moved, dict(starts))
-    for stream, values, *direct in emissions:
+    at, count = 0, len(emissions)
+    while at < count:
+        stream, values, *direct = emissions[at]
+        at += 1
         if stream in dropped:
             continue
         if stream in kept:
             sink.output(component, task, stream, values, True)
         elif routing.is_output(component, stream):
             sink.output(component, task, stream, values, False)
+        elif not direct and (fixed := routing.fixed_targets(component, stream)) is not None:
+            # A run of tuples on this stream all go to the same tasks: routed at once, counters moved as one by one.
+            end = at
+            while end < count and len(emissions[end]) == 2 and emissions[end][0] == stream:
+                end += 1
+            run = [values, *(emission[1] for emission in emissions[at:end])]
+            at = end
+            for bolt, target, counts in fixed:
+                if counts:
+                    key = (component, task, stream, bolt)
+                    counters[key] = counters.get(key, 0) + len(run)
+                sink.rows_many(bolt, target, component, task, stream, run)
         else:
             for bolt, target in routing.row_targets(counters, component, task, stream, values, *direct):
                 sink.rows(bolt, target, component, task, stream, values)

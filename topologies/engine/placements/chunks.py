@@ -128,6 +128,11 @@ class ChunkSink:
         """Keep one emitted tuple for ``bolt``'s task ``task`` (its chunk is written by :meth:`emitted`)."""
         self.shares.setdefault((bolt, task), []).append([stream, list(values)])
 
+    def rows_many(self, bolt: str, task: int, source: str, source_task: int, stream: str,
+                  rows: list[Sequence[Any]]) -> None:
+        """Keep tuples emitted in a row for ``bolt``'s task ``task``."""
+        self.shares.setdefault((bolt, task), []).extend([stream, list(values)] for values in rows)
+
     def table(self, bolt: str, task: int, source: str, stream: str, rows: pa.Table, order: Order) -> None:
         """A spout's rows for ``bolt``'s task ``task``: one chunk of Arrow IPC."""
         self.chunks.add(bolt, task, source, SPOUT_TASK, stream, order, ipc_bytes(rows))

@@ -52,6 +52,11 @@ class _Routed:
         """Append one emitted tuple to the input of ``bolt``'s task ``task``."""
         self._input(bolt, task).append_row(source, source_task, stream, self.routing.streams[source][stream], values)
 
+    def rows_many(self, bolt: str, task: int, source: str, source_task: int, stream: str,
+                  rows: list[Sequence[Any]]) -> None:
+        """Append tuples emitted in a row to the input of ``bolt``'s task ``task``."""
+        self._input(bolt, task).extend_rows(source, source_task, stream, self.routing.streams[source][stream], rows)
+
     def table(self, bolt: str, task: int, source: str, stream: str, rows: pa.Table, order: Order) -> None:
         """Append a spout's rows to the input of ``bolt``'s task ``task``."""
         self._input(bolt, task).append_table(source, SPOUT_TASK, stream, self.routing.streams[source][stream], rows)
