@@ -24,7 +24,7 @@ from bolts.aggregate import row_columns
 from bolts.aggregate.columnar import supports, takes, with_row_columns
 from bolts.aggregate.spec import OUTPUT_FIELDS
 from bolts.task_input import Segment, TaskInput
-from windowing import AccumulationMode, Duration, FixedWindows, GlobalWindows, SlidingWindows, aggregators
+from windowing import AccumulationMode, Duration, FixedWindows, GlobalWindows, Sessions, SlidingWindows, aggregators
 from windowing.triggers import AfterCount, AfterProcessingTime, AfterWatermark, Repeatedly
 
 FIELDS = Fields("key", "k2", "ts", "v")
@@ -282,6 +282,8 @@ PANE_AGGREGATORS = [
     aggregators.distinct_count("value"),
 ]
 WINDOWS = [(0, 1_000), (0, 2_000), (1_000, 2_000), (1_000, 3_000), (2_000, 3_000), (4_000, 5_000)]  # starts shared
+ROW_ASSIGNERS = [None, FixedWindows(Duration(1_000)), SlidingWindows(Duration(2_000), Duration(1_000)),
+                 Sessions(Duration(500))]
 pane_rows = st.lists(
     st.tuples(
         st.sampled_from(["a", "b", None]),
@@ -302,14 +304,19 @@ pane_rows = st.lists(
     keyed=st.booleans(),
     late_stream=st.booleans(),
     one_type=st.booleans(),
+    assigner=st.sampled_from(ROW_ASSIGNERS),
 )
-def test_an_upstream_bolts_panes_in_their_own_windows_give_on_columns_what_they_give_one_by_one(
-    batches, aggregator, mode, lateness, keyed, late_stream, one_type
+def test_an_upstream_bolts_rows_give_on_columns_what_they_give_one_by_one(
+    batches, aggregator, mode, lateness, keyed, late_stream, one_type, assigner
 ):
-    """Rows as an upstream bolt emits them: placed on columns when they convert exactly, else one by one."""
+    """Rows as an upstream bolt emits them: placed on columns when they convert exactly, else one by one.
+
+    In the panes' own windows (no assigner), and in windows of their timestamps (sessions held to the batch's end).
+    """
     bolt = (WindowedAggregateBolt(aggregator, key_fields=("key",) if keyed else None).with_timestamp_field("timestamp")
             .with_accumulation_mode(mode).with_lag(Duration(200)).with_watermark_interval(Duration(500))
             .with_allowed_lateness(Duration(lateness)))
+    bolt = bolt if assigner is None else bolt.with_windows(assigner)
     bolt = bolt.with_late_tuple_stream("late") if late_stream else bolt
     columnar, columnar_out = task_of(bolt)
     per_tuple, per_tuple_out = task_of(bolt)
@@ -326,6 +333,24 @@ def test_an_upstream_bolts_panes_in_their_own_windows_give_on_columns_what_they_
     columnar.close()
     per_tuple.close()
     assert columnar_out == per_tuple_out
+
+
+def test_an_upstream_bolts_rows_of_one_type_each_are_placed_on_columns_not_one_by_one():
+    bolt = WindowedAggregateBolt(aggregators.top_k("value", 1, ties="all", value=["key", "value"])) \
+        .with_timestamp_field("timestamp")
+    task, emitted = task_of(bolt)
+    batch = TaskInput()
+    for i in range(row_columns.MIN_ROWS):
+        batch.append_row("counts", 0, "default", PANES, [f"a{i % 3}", 0, 1_000, i % 7, 999, {"index": i}, False])
+    with mock.patch.object(type(task), "execute", side_effect=AssertionError("a row went one by one")):
+        task.advance_to(1_000)
+        task.execute_batch(batch)
+        task.end_batch()
+    task.close()
+    (_, pane), = [e for e in emitted if e[0] == "default"]
+    sixes = range(6, row_columns.MIN_ROWS, 7)  # the rows holding the largest value, 6
+    assert pane[:3] == [None, 0, 1_000]
+    assert pane[3] == [{"key": f"a{i % 3}", "value": 6} for i in sixes]  # ties in arrival order
 
 
 def test_rows_convert_to_columns_only_when_every_value_comes_back_equal_and_of_its_type():
