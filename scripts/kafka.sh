@@ -87,7 +87,11 @@ free_port() {
 }
 
 cluster_id() {  # what 'kafka-storage.sh random-uuid' prints: 16 random bytes, URL-safe base64, no padding
-  python3 -c 'import base64, uuid; print(base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))'
+  # Never starting with '-', as Kafka's Uuid.randomUuid draws again: the tool's argument parser would read
+  # "-t -xyz" as a missing cluster id (1 start in 64 failed so).
+  python3 -c 'import base64, uuid
+while (cid := base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")).startswith("-"): pass
+print(cid)'
 }
 
 write_config() {  # write_config <run_dir> <port> <controller_port> [sasl_port] [sasl_ssl_port]

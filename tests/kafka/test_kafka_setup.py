@@ -97,3 +97,18 @@ def test_a_session_built_with_spark_jars_reads_a_topic(kafka, tmp_path, spark_pr
                                env={**os.environ, "PYSPARK_PYTHON": sys.executable})
     assert result.returncode == 0, result.stderr[-3000:]
     assert json.loads(result.stdout.strip().splitlines()[-1]) == [["a", 1_000, 1], ["b", 2_000, 2]]
+
+
+def test_the_cluster_id_never_starts_with_a_dash(tmp_path):
+    """Kafka's tool reads ``-t -xyz`` as a missing id: like ``Uuid.randomUuid``, the script draws again."""
+    # The first uuid4 drawn encodes to "-...": byte 0xF8 is base64's index 62, "-" in the URL-safe alphabet.
+    (tmp_path / "sitecustomize.py").write_text(textwrap.dedent("""
+        import uuid
+        _draw, _first = uuid.uuid4, [uuid.UUID(bytes=bytes([0xF8]) + bytes(15))]
+        uuid.uuid4 = lambda: _first.pop() if _first else _draw()
+    """))
+    function = re.search(r"^cluster_id\(\) \{.*?^\}", KAFKA_SH.read_text(), re.S | re.M).group(0)
+    result = subprocess.run(["bash", "-c", f"{function}\ncluster_id"], capture_output=True, text=True, timeout=60,
+                            check=True, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    cluster_id = result.stdout.strip()
+    assert len(cluster_id) == 22 and not cluster_id.startswith("-"), cluster_id
