@@ -11,6 +11,9 @@ scan to). Prints the wall time, the outputs and the top functions by
 cumulative and by own time, each with its share of the run.
 
 Run: ``python -m benchmarks.nexmark.profile_queries q7 [q11 ...] [--events N] [--disorder MS] [--top 20]``.
+With ``--timed N`` it profiles nothing: it runs each query N times, the queries
+interleaved, and prints each query's wall times (median, lowest and highest),
+for before-and-after figures of squall's own cost.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -60,20 +64,39 @@ def batches(topology, workload: Workload) -> list[pa.Table]:
     return out
 
 
-def profile(name: str, workload: Workload, top: int) -> None:
-    """Profile query ``name`` and print its figures."""
+def run_query(name: str, workload: Workload, inputs: list[pa.Table], profiler: cProfile.Profile | None = None):
+    """Run query ``name``'s batches and flush through a fresh batch loop; the loop and the wall time in seconds."""
     topology = QUERIES[name].topology(workload)
-    inputs = batches(topology, workload)
     step = iter(range(1_000, 10**12, 1_000))
     loop = batch_loop(topology, BatchClock(Path(tempfile.mkdtemp(prefix="nexmark-profile-")), lambda: next(step)))
-    profiler = cProfile.Profile()
     start = time.perf_counter()
-    profiler.enable()
+    if profiler is not None:
+        profiler.enable()
     for batch_id, batch in enumerate(inputs):
         loop.run(batch_id, batch)
     loop.flush()
-    profiler.disable()
-    seconds = time.perf_counter() - start
+    if profiler is not None:
+        profiler.disable()
+    return loop, time.perf_counter() - start
+
+
+def timed(names: list[str], workload: Workload, repeats: int) -> None:
+    """Run each query ``repeats`` times, interleaved, and print its wall times."""
+    inputs = {name: batches(QUERIES[name].topology(workload), workload) for name in names}
+    seconds: dict[str, list[float]] = {name: [] for name in names}
+    for _ in range(repeats):
+        for name in names:
+            seconds[name].append(run_query(name, workload, inputs[name])[1])
+    for name, runs in seconds.items():
+        print(f"{name}: median {statistics.median(runs):.2f} s (lowest {min(runs):.2f} s, highest {max(runs):.2f} s) "
+              f"over {repeats} runs: " + ", ".join(f"{r:.2f}" for r in runs))
+
+
+def profile(name: str, workload: Workload, top: int) -> None:
+    """Profile query ``name`` and print its figures."""
+    inputs = batches(QUERIES[name].topology(workload), workload)
+    profiler = cProfile.Profile()
+    loop, seconds = run_query(name, workload, inputs, profiler)
     rows = sum(b.num_rows for b in inputs)
     print(f"\n{name}: {rows:,} spout rows in {len(inputs)} batches, {seconds:.2f} s under cProfile, "
           f"{len(loop.log.all()):,} outputs")
@@ -100,10 +123,15 @@ def main() -> None:
     p.add_argument("--events", type=count("--events", 1), default=200_000)
     p.add_argument("--disorder", type=count("--disorder", 0), default=0)
     p.add_argument("--top", type=count("--top", 1), default=20)
+    p.add_argument("--timed", type=count("--timed", 1), default=None, metavar="N",
+                   help="time N interleaved runs of each query instead of profiling")
     p.add_argument("--data-dir", type=Path, default=Path(tempfile.gettempdir()) / "squall-nexmark")
     args = p.parse_args()
     data = write_events(NexmarkConfig(events=args.events, disorder_ms=args.disorder), args.data_dir)
     workload = Workload(data, lag_ms=max(NEXMARK_LAG_MS, args.disorder))
+    if args.timed:
+        timed(args.queries, workload, args.timed)
+        return
     for name in args.queries:
         profile(name, workload, args.top)
 

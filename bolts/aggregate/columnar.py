@@ -1,7 +1,8 @@
 """A windowed aggregation's batch placed on columns: windows assigned and rows added per window, not per tuple.
 
-For fixed, sliding and global windows, with a timestamp field and an
-aggregator that has ``add_column``, an Arrow segment of a batch is placed at
+For fixed, sliding and global windows, with a timestamp field (or at
+ingress time: no timestamp field and no extractor, every row of a batch at the
+processing time the batch runs at) and an aggregator that has ``add_column``, an Arrow segment of a batch is placed at
 once: each row's windows are computed with numpy, expired windows dropped,
 rows grouped by (key, window) (dense arrays indexed by key and window slot,
 no sort, when they are few), every window's rows added in one
@@ -69,21 +70,38 @@ def supports(spec: AggregateSpec) -> bool:
     """Whether batches of this aggregation can be placed on columns (decided once, when the task is built).
 
     Fixed, sliding, global and session windows, and panes re-aggregated in
-    their own windows (no assigner: each row's ``window_start`` and ``window_end``).
+    their own windows (no assigner: each row's ``window_start`` and ``window_end``),
+    with a timestamp field or at ingress time; never with a timestamp extractor
+    (a Python function of each tuple).
     """
     return (
         (spec.assigner is None or type(spec.assigner) in (FixedWindows, SlidingWindows, GlobalWindows, Sessions))
-        and spec.timestamp_field is not None
+        and (spec.timestamp_field is not None or spec.timestamp_extractor is None)
         and is_columnar(spec.aggregator)
     )
 
 
 def needed_fields(spec: AggregateSpec) -> list[str]:
     """The fields placing on columns reads: the timestamp, the key, the aggregator's, an upstream pane's window."""
-    needed = [spec.timestamp_field, *(spec.key_fields or ()), *(read_fields(spec.aggregator) or ())]
+    timestamp = [] if spec.timestamp_field is None else [spec.timestamp_field]
+    needed = [*timestamp, *(spec.key_fields or ()), *(read_fields(spec.aggregator) or ())]
     if spec.assigner is None:
         needed += INHERITED_BOUNDS
-    return list(dict.fromkeys(needed))  # type: ignore[arg-type]
+    return list(dict.fromkeys(needed))
+
+
+def row_millis(task: PlacingTask, table: pa.Table) -> np.ndarray:
+    """Each row's timestamp in ms: its timestamp field's, or at ingress time the task's processing time.
+
+    Processing time stands still while a batch is delivered, so at ingress time
+    every row of a segment has the time its tuple would get one by one.
+    """
+    import numpy as np
+
+    field = task.spec.timestamp_field
+    if field is None:
+        return np.full(table.num_rows, task.clock.now(), np.int64)
+    return column_millis(table.column(field))
 
 
 def takes(spec: AggregateSpec, segment: Segment) -> bool:
@@ -93,7 +111,7 @@ def takes(spec: AggregateSpec, segment: Segment) -> bool:
     by tuple; so does one whose panes' window bounds are not integers.
     """
     table = segment.table
-    if table is None:
+    if table is None or not table.num_columns:
         return False
     if any(name not in segment.fields for name in needed_fields(spec)):
         return False  # the per-tuple path names the missing field
@@ -101,7 +119,7 @@ def takes(spec: AggregateSpec, segment: Segment) -> bool:
         return False
     if spec.assigner is None and not all(_integers(table.column(name)) for name in INHERITED_BOUNDS):
         return False
-    return is_timestamp_column(table.column(spec.timestamp_field))
+    return spec.timestamp_field is None or is_timestamp_column(table.column(spec.timestamp_field))
 
 
 INHERITED_BOUNDS = ("window_start", "window_end")
@@ -199,7 +217,7 @@ def place_segment(task: PlacingTask, segment: Segment, watermark: int) -> bool:
     if table is None:
         msg = "place_segment: the segment holds rows, not a table; execute its tuples instead"
         raise ValueError(msg)
-    ts = column_millis(table.column(spec.timestamp_field))
+    ts = row_millis(task, table)
     codes, keys = key_codes(spec, table)
     pair_rows, starts, ends = _windows(spec, ts, table)
     live = ends > watermark - spec.allowed_lateness_ms  # end + lateness > watermark, without overflow

@@ -77,7 +77,7 @@ def read_columns(spec: AggregateSpec, table: pa.Table) -> pa.Table:
     fields = read_fields(spec.aggregator)
     if fields is None:
         return table
-    return table.select(list(fields) or [spec.timestamp_field])
+    return table.select(list(fields) or ([spec.timestamp_field] if spec.timestamp_field else [0]))
 
 
 def add_rows(spec: AggregateSpec, rows: pa.Table, accs: list[Any], groups: np.ndarray) -> list[Any] | None:

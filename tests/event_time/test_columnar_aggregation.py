@@ -102,20 +102,21 @@ rows = st.lists(
 
 def bolt_of(
     assigner, aggregator, trigger, mode, lateness, keys, late_stream, combiner="end_of_window",
-    closing="fire_if_non_empty",
+    closing="fire_if_non_empty", ingress=False,
 ):
     # The combiner and closing behaviour (issue 14): both paths must add the same holds (element and
     # garbage-collection holds, against each key's output watermark, which the snapshots compare).
     bolt = (
         WindowedAggregateBolt(aggregator, key_fields=keys)
         .with_windows(assigner)
-        .with_timestamp_field("ts")
         .with_accumulation_mode(mode)
         .with_lag(Duration(200))
         .with_watermark_interval(Duration(500))
         .with_timestamp_combiner(combiner)
         .with_closing_behavior(closing)
     )
+    if not ingress:  # at ingress time every row of a batch has the batch's processing time
+        bolt = bolt.with_timestamp_field("ts")
     if not isinstance(assigner, GlobalWindows) or trigger is not None:
         bolt = bolt.with_allowed_lateness(Duration(lateness))
     if trigger is not None:
@@ -162,11 +163,12 @@ def feed_both(b, columnar, per_tuple):
     floats=st.booleans(),
     combiner=st.sampled_from(["end_of_window", "earliest", "latest"]),
     closing=st.sampled_from(["fire_if_non_empty", "fire_always"]),
+    ingress=st.booleans(),
 )
 def test_columns_and_tuples_give_the_same_panes_late_tuples_and_state(
-    batches, assigner, aggregator, trigger, mode, lateness, keys, late_stream, floats, combiner, closing
+    batches, assigner, aggregator, trigger, mode, lateness, keys, late_stream, floats, combiner, closing, ingress
 ):
-    bolt = bolt_of(assigner, aggregator, trigger, mode, lateness, keys, late_stream, combiner, closing)
+    bolt = bolt_of(assigner, aggregator, trigger, mode, lateness, keys, late_stream, combiner, closing, ingress)
     columnar, columnar_out = task_of(bolt)
     per_tuple, per_tuple_out = task_of(bolt)
     assert columnar._columnar
@@ -192,6 +194,8 @@ def test_fixed_sliding_global_and_session_windows_with_a_timestamp_field_and_add
     assert not supports(base.with_windows(TimeDifferenceWindows(Duration(10), Duration(5))).build_spec("agg"))
     extracted = WindowedAggregateBolt(aggregators.sum("v")).with_timestamp_extractor(lambda t: t["ts"])
     assert not supports(extracted.with_windows(Sessions(Duration(10))).build_spec("agg"))
+    ingress = WindowedAggregateBolt(aggregators.count(), key_fields=("key",)).with_windows(FixedWindows(Duration(10)))
+    assert supports(ingress.build_spec("agg"))  # ingress time: the batch's processing time for every row
     user = (
         WindowedAggregateBolt(ColumnOnlySum())
         .with_windows(FixedWindows(Duration(10)))
@@ -305,17 +309,20 @@ pane_rows = st.lists(
     late_stream=st.booleans(),
     one_type=st.booleans(),
     assigner=st.sampled_from(ROW_ASSIGNERS),
+    ingress=st.booleans(),
 )
 def test_an_upstream_bolts_rows_give_on_columns_what_they_give_one_by_one(
-    batches, aggregator, mode, lateness, keyed, late_stream, one_type, assigner
+    batches, aggregator, mode, lateness, keyed, late_stream, one_type, assigner, ingress
 ):
     """Rows as an upstream bolt emits them: placed on columns when they convert exactly, else one by one.
 
-    In the panes' own windows (no assigner), and in windows of their timestamps (sessions held to the batch's end).
+    In the panes' own windows (no assigner), and in windows of their timestamps (sessions held to the batch's
+    end) or, with an assigner and no timestamp field, of the batch's processing time (ingress time).
     """
-    bolt = (WindowedAggregateBolt(aggregator, key_fields=("key",) if keyed else None).with_timestamp_field("timestamp")
+    bolt = (WindowedAggregateBolt(aggregator, key_fields=("key",) if keyed else None)
             .with_accumulation_mode(mode).with_lag(Duration(200)).with_watermark_interval(Duration(500))
             .with_allowed_lateness(Duration(lateness)))
+    bolt = bolt if ingress and assigner is not None else bolt.with_timestamp_field("timestamp")
     bolt = bolt if assigner is None else bolt.with_windows(assigner)
     bolt = bolt.with_late_tuple_stream("late") if late_stream else bolt
     columnar, columnar_out = task_of(bolt)

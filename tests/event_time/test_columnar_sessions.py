@@ -61,17 +61,18 @@ row = st.tuples(
 batch = st.tuples(st.lists(row, max_size=30), st.lists(st.integers(0, 30), max_size=3), st.booleans())
 
 
-def bolt_of(aggregator, trigger, mode, lateness, keys, late_stream, combiner, spark):
+def bolt_of(aggregator, trigger, mode, lateness, keys, late_stream, combiner, spark, ingress=False):
     bolt = (
         WindowedAggregateBolt(aggregator, key_fields=keys)
         .with_windows(Sessions(Duration(GAP)))
-        .with_timestamp_field("ts")
         .with_accumulation_mode(mode)
         .with_lag(Duration(150))
         .with_allowed_lateness(Duration(lateness))
         .with_timestamp_combiner(combiner)
     )
-    if spark:
+    if not ingress:  # at ingress time every row of a batch has the batch's processing time
+        bolt = bolt.with_timestamp_field("ts")
+    if spark and not ingress:  # Spark's semantics need event time
         bolt = bolt.with_spark_semantics()
     else:
         bolt = bolt.with_watermark_interval(Duration(500))
@@ -121,11 +122,12 @@ def run_both(bolt, batches):
     late_stream=st.booleans(),
     combiner=st.sampled_from(["end_of_window", "earliest", "latest"]),
     spark=st.booleans(),
+    ingress=st.booleans(),
 )
 def test_sessions_on_columns_and_tuple_by_tuple_give_the_same_panes_late_tuples_and_state(
-    batches, aggregator, trigger, mode, lateness, keys, late_stream, combiner, spark
+    batches, aggregator, trigger, mode, lateness, keys, late_stream, combiner, spark, ingress
 ):
-    run_both(bolt_of(aggregator, trigger, mode, lateness, keys, late_stream, combiner, spark), batches)
+    run_both(bolt_of(aggregator, trigger, mode, lateness, keys, late_stream, combiner, spark, ingress), batches)
 
 
 @settings(max_examples=60, deadline=None)

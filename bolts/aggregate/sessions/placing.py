@@ -36,12 +36,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bolts.aggregate.columnar import PlacingTask
+from bolts.aggregate.columnar import PlacingTask, row_millis
 from bolts.aggregate.holds import add_holds
 from bolts.aggregate.row_groups import add_rows, key_codes, read_columns
 from bolts.aggregate.window_state import Key, WindowState
 from bolts.errors import TupleError
-from bolts.timestamps import column_millis
 from windowing.assigners import Window
 from windowing.triggers.context import TriggerContext
 
@@ -107,7 +106,7 @@ class PendingSessions:
         spec, table = task.spec, segment.table
         if table is None or (task._screens and not _each_row_taken(spec, table)):
             return False
-        ts = column_millis(table.column(spec.timestamp_field))
+        ts = row_millis(task, table)
         codes, keys = key_codes(spec, table)
         task.marks.track((segment.source_component, segment.stream), int(ts.max()))
         live = ts + spec.assigner.gap_ms > watermark - spec.allowed_lateness_ms  # type: ignore[union-attr]
