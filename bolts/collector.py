@@ -132,8 +132,10 @@ class OutputCollector:
         if len(args) == 1 and stream is None and not self.debug:  # emit(values): the common case, kept short
             values = args[0]
             fields = self.streams.get(DEFAULT_STREAM)
-            if type(values) is list and fields is not None and len(values) == len(fields) and not self.direct_streams:
-                values = values[:]  # as emitted: the bolt may change its list afterwards
+            kind = type(values)
+            if ((kind is list or kind is tuple) and fields is not None and len(values) == len(fields)
+                    and not self.direct_streams):
+                values = list(values)  # as emitted: the bolt may change its list afterwards
                 self.sink(DEFAULT_STREAM, values)
                 return [] if self.routes is None else self.routes.targets(DEFAULT_STREAM, values)
         stream, values = self._parse("emit", args, stream)

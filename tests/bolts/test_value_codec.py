@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta, timezone
 
+import msgpack
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from bolts import Fields, Tuple
-from bolts.codecs.value_codec import pack_value, unpack_value
+from bolts.codecs.value_codec import DATETIME_EXT, UTC_DATETIME_EXT, pack_value, unpack_value
 from state_backends import open_backend
 from tests.bolts_for_tests import StatefulWindowIds
 from topologies.testing import BoltHarness
@@ -41,6 +42,21 @@ def test_panes_tuples_and_time_zones_survive_nesting():
     assert back == {"x": [outer, [pane, 1]]}
     assert back["x"][0]["panes"][0].timing == "LATE"
     assert back["x"][0]["late_tuple"]["t"].utcoffset() == timedelta(hours=2)
+
+
+@given(st.datetimes(timezones=st.just(UTC)))
+def test_a_utc_datetime_travels_as_its_microseconds_and_comes_back_in_utc_itself(value):
+    data = pack_value(value)
+    assert msgpack.unpackb(data).code == UTC_DATETIME_EXT
+    back = unpack_value(data)
+    assert back == value and back.tzinfo is UTC and back.isoformat() == value.isoformat()
+
+
+def test_a_datetime_written_as_text_by_an_earlier_squall_still_reads_back():
+    # Stores written before UTC datetimes had their own extension hold every datetime as its ISO text.
+    value = datetime(2026, 11, 29, 3, 4, 5, 6, tzinfo=UTC)
+    back = unpack_value(msgpack.packb(msgpack.ExtType(DATETIME_EXT, value.isoformat().encode())))
+    assert back == value and back.utcoffset() == timedelta(0)
 
 
 def test_other_types_are_refused_by_name():

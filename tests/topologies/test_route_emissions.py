@@ -38,6 +38,7 @@ class Recorder:
     def __init__(self) -> None:
         self.inputs: dict[tuple[str, int], list] = {}
         self.outputs: list = []
+        self.runs = 0  # outputs_many calls
 
     def rows(self, bolt, task, source, source_task, stream, values):
         self.inputs.setdefault((bolt, task), []).append((source, source_task, stream, list(values)))
@@ -48,6 +49,11 @@ class Recorder:
 
     def output(self, source, source_task, stream, values, kept):
         self.outputs.append((stream, list(values), kept))
+
+    def outputs_many(self, source, source_task, stream, rows, kept):
+        self.runs += 1
+        for values in rows:
+            self.output(source, source_task, stream, values, kept)
 
 
 def one_by_one(emissions, starts, kept, dropped):
@@ -68,8 +74,8 @@ def one_by_one(emissions, starts, kept, dropped):
 
 emission = st.tuples(st.sampled_from(["fixed", "fixed", "chosen", "out", "dropped", "kept"]),
                      st.lists(st.integers(0, 9), min_size=1, max_size=1))
-direct_emission = st.tuples(st.sampled_from(["fixed", "chosen"]), st.lists(st.integers(0, 9), min_size=1, max_size=1),
-                            st.integers(0, 5))
+direct_emission = st.tuples(st.sampled_from(["fixed", "chosen", "out"]),
+                            st.lists(st.integers(0, 9), min_size=1, max_size=1), st.integers(0, 5))
 
 
 @settings(max_examples=300, deadline=None)
@@ -83,6 +89,16 @@ def test_runs_to_fixed_targets_reach_them_as_one_by_one_and_move_the_counters_as
     assert moved == expected_moved
     assert sink.inputs == expected.inputs
     assert sink.outputs == expected.outputs
+
+
+def test_a_run_of_outputs_on_one_stream_is_kept_at_once_in_order():
+    emissions = [("out", [1]), ("out", [2]), ("kept", [3]), ("kept", [4], 0), ("out", [5]), ("dropped", [6]),
+                 ("out", [7])]
+    sink = Recorder()
+    route_emissions(ROUTING, "src", 1, emissions, {}, sink, frozenset({"kept"}), frozenset({"dropped"}))
+    assert sink.outputs == [("out", [1], False), ("out", [2], False), ("kept", [3], True), ("kept", [4], True),
+                            ("out", [5], False), ("out", [7], False)]
+    assert sink.runs == 2  # [1, 2] and [3, 4]; the lone [5] and [7] are kept one at a time
 
 
 def test_only_subscribers_that_ignore_values_and_counters_have_fixed_targets():

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from bolts.codecs.value_codec import register_from_conf
+from bolts.task_input import collector_paused
 from topologies.engine.batch_clock import BatchClock
 from topologies.engine.batch_layout import BatchLayout
 from topologies.engine.delivery.output_types import output_streams
@@ -169,7 +170,9 @@ class BatchLoop:
             start = self.counters_store.start_of(batch_id)
             times = self.counters_store.event_times_of(batch_id)
             after_flush = self.flush_record.done_after(batch_id - 1)
-            with self._walked(batch_id, source, now, start, times, after_flush) as (walk, batch):
+            # The cyclic collector waits for the batch's end, as it does while a task runs: by then most of the
+            # batch's objects (tuples, emissions, routed rows) are freed, and it never rescans them in between.
+            with collector_paused(), self._walked(batch_id, source, now, start, times, after_flush) as (walk, batch):
                 self.sinks.write(batch)
             self.counters_store.commit(batch_id, start, walk.counters, times, walk.event_times)
             self.totals.record(batch_id, walk.rows, walk.fired, walk.late, replay)

@@ -191,6 +191,10 @@ class RoutedSink(Protocol):
         """A spout's rows on a stream nobody subscribes to."""
         ...
 
+    def outputs_many(self, source: str, source_task: int, stream: str, rows: list[Sequence[Any]], kept: bool) -> None:
+        """Tuples ``source``'s task ``source_task`` emitted in a row on ``stream``, all outputs (as :meth:`output`)."""
+        ...
+
     def rows_many(self, bolt: str, task: int, source: str, source_task: int, stream: str,
                   rows: list[Sequence[Any]]) -> None:
         """Tuples ``source``'s task ``source_task`` emitted in a row on ``stream``, all for ``bolt``'s task ``task``."""
@@ -217,10 +221,17 @@ def route_emissions(
         at += 1
         if stream in dropped:
             continue
-        if stream in kept:
-            sink.output(component, task, stream, values, True)
-        elif routing.is_output(component, stream):
-            sink.output(component, task, stream, values, False)
+        if stream in kept or routing.is_output(component, stream):
+            # A run of outputs on this stream (a direct emission's target plays no part in an output) at once.
+            end = at
+            while end < count and emissions[end][0] == stream:
+                end += 1
+            if end == at:
+                sink.output(component, task, stream, values, stream in kept)
+            else:
+                sink.outputs_many(component, task, stream, [values, *(e[1] for e in emissions[at:end])],
+                                  stream in kept)
+                at = end
         elif not direct and (fixed := routing.fixed_targets(component, stream)) is not None:
             # A run of tuples on this stream all go to the same tasks: routed at once, counters moved as one by one.
             end = at
@@ -300,8 +311,10 @@ class TaskRoutes:
         """The routing counters as the task's next batch starts (copied: the placement moves its own)."""
         self._batch = _BatchEmissions(self, dict(counters))
 
-    def targets(self, stream: str, values: Sequence[Any]) -> TaskIds:
-        """The task ids an emission on ``stream`` goes to, worked out when first read."""
+    def targets(self, stream: str, values: Sequence[Any]) -> TaskIds | list[int]:
+        """The task ids an emission on ``stream`` goes to, worked out when first read (none on an output stream)."""
+        if self.routing.is_output(self.component, stream):  # no task, and no counter moves: nothing to route later
+            return []
         pending = self._batch.pending
         pending.append((stream, values))
         return TaskIds(self._batch, len(pending) - 1)

@@ -45,7 +45,7 @@ class EmitBuffer:
         Task ids an earlier ``emit`` returned, emitted as a value, are kept as
         the plain list they are, as every other process reads them.
         """
-        kept = list(values)
+        kept = values if type(values) is list else list(values)  # the collector's own copy of what was emitted
         if TaskIds in map(type, kept):
             kept = [list(v) if type(v) is TaskIds else v for v in kept]
         self.items.append((stream, kept) if task_id is None else (stream, kept, task_id))

@@ -35,7 +35,7 @@ def encode_emissions(emissions: Sequence[Emission], component: str = "?", task: 
     ``task``) for the first emission that cannot be sent.
     """
     try:
-        return pack_value([[e[0], list(e[1])] if len(e) == 2 else [e[0], list(e[1]), e[2]] for e in emissions])
+        return pack_value([list(e) for e in emissions])  # values that are tuples pack as lists all the same
     except TypeError:
         for stream, values, *_ in emissions:
             check_emission(component, task, stream, values)

@@ -144,6 +144,13 @@ class ChunkSink:
         else:
             self.outputs.append([stream, list(values)])
 
+    def outputs_many(self, source: str, source_task: int, stream: str, rows: list[Sequence[Any]], kept: bool) -> None:
+        """Keep outputs emitted in a row on one stream (a kept stream's apart)."""
+        if kept:
+            self.kept.setdefault(stream, []).extend([list(v) for v in rows])
+        else:
+            self.outputs.extend([[stream, list(v)] for v in rows])
+
     def output_table(self, source: str, stream: str, rows: pa.Table, order: Order) -> None:
         """A spout's rows on a stream nobody subscribes to: one :data:`OUT` chunk."""
         self.chunks.add(OUT, 0, source, SPOUT_TASK, stream, order, ipc_bytes(rows))

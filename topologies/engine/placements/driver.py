@@ -66,6 +66,11 @@ class _Routed:
         at = (self.routing.position[source], source_task)
         self.outputs.setdefault(at, []).append(Output(source, source_task, stream, list(values)))
 
+    def outputs_many(self, source: str, source_task: int, stream: str, rows: list[Sequence[Any]], kept: bool) -> None:
+        """Keep outputs a bolt's task emitted in a row on one stream."""
+        at = (self.routing.position[source], source_task)
+        self.outputs.setdefault(at, []).extend([Output(source, source_task, stream, list(v)) for v in rows])
+
     def output_table(self, source: str, stream: str, rows: pa.Table, order: Order) -> None:
         """Keep a spout's rows on a stream nobody subscribes to, as outputs."""
         columns = [python_values(rows.column(i)) for i in range(rows.num_columns)]
