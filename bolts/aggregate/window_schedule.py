@@ -1,12 +1,15 @@
 """When a task's windows are due: when the watermark passes their end or their lateness, or at a timer.
 
-Three heaps of ``(instant, creation number, window id)``: window ends, ends
-plus the allowed lateness (garbage collection), and each window's earliest
-processing-time timer. Entries are never removed in place: one whose window is
-gone (collected, or merged into another) or whose timer no longer stands is
-skipped when it reaches the top. A heap with more stale entries than twice the
-live windows is rebuilt from them, so memory follows the live windows. Finding
-what is due costs O(log n) per due window instead of a scan of every window.
+Window ends, and ends plus the allowed lateness (garbage collection), are kept
+in :class:`DueBuckets`: a heap of the distinct instants, each with the
+``(creation number, window id)`` of its windows. Fixed and sliding windows end
+on a grid, so there are few instants and a window costs one append when it is
+created and one look-up when it is due, never a heap push or pop of its own.
+Each window's earliest processing-time timer is in a heap of ``(instant,
+creation number, window id)``. Entries are never removed in place: one whose
+window is gone (collected, or merged into another) or whose timer no longer
+stands is skipped when it is reached. A schedule with more stale entries than
+twice the live windows is rebuilt from them, so memory follows the live windows.
 """
 
 from __future__ import annotations
@@ -20,23 +23,65 @@ Entry = tuple[int, int, Any]  # (instant, window seq, window id)
 _SLACK = 64
 
 
+class DueBuckets:
+    """Windows by the instant they are due: ``(seq, window id)`` lists under a heap of distinct instants."""
+
+    def __init__(self) -> None:
+        self.instants: list[int] = []  # a heap
+        self.at: dict[int, list[tuple[int, Any]]] = {}
+        self.size = 0  # entries, stale ones included
+
+    def push(self, instant: int, seq: int, wid: Any) -> None:
+        """Add a window due at ``instant``."""
+        bucket = self.at.get(instant)
+        if bucket is None:
+            bucket = self.at[instant] = []
+            heappush(self.instants, instant)
+        bucket.append((seq, wid))
+        self.size += 1
+
+    def pop_through(self, instant: int) -> list[tuple[int, list[tuple[int, Any]]]]:
+        """Take every bucket due at or before ``instant``: ``(instant, entries by creation)``, earliest first."""
+        taken = []
+        instants, at = self.instants, self.at
+        while instants and instants[0] <= instant:
+            first = heappop(instants)
+            bucket = at.pop(first)
+            bucket.sort()  # by creation (already so unless restored out of order); seqs are unique
+            self.size -= len(bucket)
+            taken.append((first, bucket))
+        return taken
+
+    def rebuild(self, entries: list[Entry]) -> None:
+        """Hold exactly ``entries`` (the live windows'), dropping every stale one."""
+        self.instants, self.at, self.size = [], {}, 0
+        for instant, seq, wid in entries:
+            self.push(instant, seq, wid)
+
+
 class WindowSchedule:
     """The due instants of the live windows in ``windows`` (the table's dict, shared, not copied)."""
 
     def __init__(self, windows: dict[Any, WindowState], lateness_ms: int) -> None:
         self.windows = windows
         self.lateness_ms = lateness_ms
-        self._ends: list[Entry] = []
-        self._collections: list[Entry] = []
+        self._ends = DueBuckets()
+        self._collections = DueBuckets()
         self._timers: list[Entry] = []
         self._timer_at: dict[int, int] = {}  # window seq -> the timer it has in the heap (skips repeat pushes)
 
     def add(self, ws: WindowState, wid: Any = None) -> None:
         """A window was created (or restored); ``wid`` is its id when the caller has it at hand."""
         wid = ws.wid if wid is None else wid
-        self._push(self._ends, (ws.window.end, ws.seq, wid), self._all_ends)
-        if self.lateness_ms:  # without lateness a window is collected when it ends: the ends heap says when
-            self._push(self._collections, (ws.window.end + self.lateness_ms, ws.seq, wid), self._all_collections)
+        end, ends, live = ws.window.end, self._ends, len(self.windows)
+        ends.push(end, ws.seq, wid)
+        if ends.size > 2 * live + _SLACK:
+            ends.rebuild(self._all_ends())
+        if self.lateness_ms:  # without lateness a window is collected when it ends: the ends say when
+            collections = self._collections
+            collections.push(end + self.lateness_ms, ws.seq, wid)
+            if collections.size > 2 * live + _SLACK:
+                collections.rebuild(self._all_collections())
         if ws.timers:
             self.timers_changed(ws)
 
@@ -57,18 +102,20 @@ class WindowSchedule:
         Without lateness a window's collection is its end, found in the ends heap.
         """
         due: dict[int, WindowState] = {}
-        while self._ends and self._ends[0][0] <= new:
-            end, seq, wid = heappop(self._ends)
-            ws = self._live(seq, wid)
-            if ws is not None and (end > old or not self.lateness_ms):
-                due[seq] = ws
-        while self._collections and self._collections[0][0] <= new:
-            _, seq, wid = heappop(self._collections)
-            ws = self._live(seq, wid)
-            if ws is not None:
-                due[seq] = ws
-        if not self.lateness_ms:
-            return list(due.values())  # popped from one heap: already by end, then creation
+        windows, lateness = self.windows, self.lateness_ms
+        for end, bucket in self._ends.pop_through(new):
+            if end > old or not lateness:
+                for seq, wid in bucket:
+                    ws = windows.get(wid)
+                    if ws is not None and ws.seq == seq:
+                        due[seq] = ws
+        for _, bucket in self._collections.pop_through(new):
+            for seq, wid in bucket:
+                ws = windows.get(wid)
+                if ws is not None and ws.seq == seq:
+                    due[seq] = ws
+        if not lateness:
+            return list(due.values())  # taken from the ends alone: already by end, then creation
         return sorted(due.values(), key=lambda ws: (ws.window.end, ws.seq))
 
     def next_timer(self) -> int | None:
