@@ -45,7 +45,7 @@ from topologies.examples import event_time_late, sliding_window, word_count
 from topologies.examples._run import write_json_files
 from topologies.spouts import DataFrameSpout, FileSpout
 from topologies.topology import Topology
-from windowing import AccumulationMode, Count, Duration, FixedWindows, aggregators
+from windowing import AccumulationMode, Count, Duration, FixedWindows, GlobalWindows, aggregators
 
 FIELDS = ("key", "ts", "value", "msgid")
 SCHEMA = "key STRING, ts BIGINT, value BIGINT, msgid BIGINT"
@@ -241,6 +241,9 @@ def mixed(data: Path) -> Topology:
     b.set_bolt("agg_total", WindowedAggregateBolt(aggregators.sum("value")).with_timestamp_field("timestamp")
                .with_accumulation_mode(AccumulationMode.ACCUMULATING).with_allowed_lateness(Duration.seconds(1))) \
         .global_grouping("agg")
+    # Ingress time (no timestamp field) on columns; global windows, so the answer does not depend on when it ran.
+    b.set_bolt("agg_ingress", WindowedAggregateBolt(aggregators.sum("value"), key_fields=("key",))
+               .with_windows(GlobalWindows()), 2).fields_grouping("events", Fields("key"))
     return b.create_topology()
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster.cases import CASES, PROBE_DIR, driver_outputs, write_all
+from tests.cluster.cases import CASES, PROBE_DIR, driver_outputs, keyed_rows, write_all
 from tests.connect_fixtures import run_connect
 
 REPO = Path(__file__).resolve().parents[2]
@@ -108,7 +108,13 @@ def test_bolt_state_of_every_kind_gives_the_outputs_of_driver_mode_on_every_stor
 def test_the_bolt_kinds_of_the_suite_are_all_there(reference):
     """The suite runs what it says: every kind of bolt has outputs in the reference (ticks included)."""
     components = {o[0] for outputs in reference.values() for o in outputs}
-    assert {"sums", "ticks", "halves", "tally", "stateful", "paged", "msgid", "agg_total", "join"} <= components
+    assert {"sums", "ticks", "halves", "tally", "stateful", "paged", "msgid", "agg_total", "agg_ingress",
+            "join"} <= components
+    # The ingress-time sums: one pane per key at the end of input, together every event's value.
+    ingress = [o[3] for o in reference["mixed"] if o[0] == "agg_ingress"]
+    events = [row for rows in keyed_rows() for row in rows]
+    assert sorted((pane[0], pane[3]) for pane in ingress) == sorted(
+        (key, sum(r["value"] for r in events if r["key"] == key)) for key in {r["key"] for r in events})
     assert any(o[3][0] > 0 for o in reference["storm_kinds"] if o[0] == "ticks")  # a tick counted tuples
     # The join's right spout reads through `where="value % 3 <> 0"`: its rows met, and none the predicate drops.
     rights = [right for o in reference["join"] if o[0] == "join" for _, right in o[3][3]]
