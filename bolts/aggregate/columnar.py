@@ -1,11 +1,12 @@
 """A windowed aggregation's batch placed on columns: windows assigned and rows added per window, not per tuple.
 
-For fixed, sliding and global windows, with a timestamp field (or at
-ingress time: no timestamp field and no extractor, every row of a batch at the
-processing time the batch runs at) and an aggregator that has ``add_column``, an Arrow segment of a batch is placed at
-once: each row's windows are computed with numpy, expired windows dropped,
-rows grouped by (key, window) (dense arrays indexed by key and window slot,
-no sort, when they are few), every window's rows added in one
+For fixed, sliding and global windows, with a timestamp field (or at ingress
+time: no timestamp field and no extractor, every row of a batch at the
+processing time the batch runs at) and an aggregator that has ``add_column``,
+an Arrow segment of a batch is placed at once: each row's windows are
+computed with numpy, expired windows dropped, rows grouped by (key, window)
+(dense arrays indexed by key and window slot, no sort, when they are few),
+every window's rows added in one
 ``add_groups`` call of the aggregator (or one ``add_column`` call per window)
 on only the columns it reads, new windows created in one pass, and each
 window's trigger told with one ``on_elements`` call (none when it ignores

@@ -99,20 +99,16 @@ class WindowSchedule:
 
         In order of end, then creation. A window created after the watermark had
         passed its end (late data within the lateness) is due only at its collection.
-        Without lateness a window's collection is its end, found in the ends heap.
+        Without lateness a window's collection is its end, found among the ends.
         """
         due: dict[int, WindowState] = {}
-        windows, lateness = self.windows, self.lateness_ms
-        for end, bucket in self._ends.pop_through(new):
-            if end > old or not lateness:
-                for seq, wid in bucket:
-                    ws = windows.get(wid)
-                    if ws is not None and ws.seq == seq:
-                        due[seq] = ws
-        for _, bucket in self._collections.pop_through(new):
+        live, lateness = self._live, self.lateness_ms
+        taken = [b for end, b in self._ends.pop_through(new) if end > old or not lateness]
+        taken += [b for _, b in self._collections.pop_through(new)]
+        for bucket in taken:
             for seq, wid in bucket:
-                ws = windows.get(wid)
-                if ws is not None and ws.seq == seq:
+                ws = live(seq, wid)
+                if ws is not None:
                     due[seq] = ws
         if not lateness:
             return list(due.values())  # taken from the ends alone: already by end, then creation

@@ -38,7 +38,7 @@ class Recorder:
     def __init__(self) -> None:
         self.inputs: dict[tuple[str, int], list] = {}
         self.outputs: list = []
-        self.runs = 0  # outputs_many calls
+        self.runs: list[int] = []  # the rows of each outputs_many call
 
     def rows(self, bolt, task, source, source_task, stream, values):
         self.inputs.setdefault((bolt, task), []).append((source, source_task, stream, list(values)))
@@ -51,7 +51,7 @@ class Recorder:
         self.outputs.append((stream, list(values), kept))
 
     def outputs_many(self, source, source_task, stream, rows, kept):
-        self.runs += 1
+        self.runs.append(len(rows))
         for values in rows:
             self.output(source, source_task, stream, values, kept)
 
@@ -98,7 +98,7 @@ def test_a_run_of_outputs_on_one_stream_is_kept_at_once_in_order():
     route_emissions(ROUTING, "src", 1, emissions, {}, sink, frozenset({"kept"}), frozenset({"dropped"}))
     assert sink.outputs == [("out", [1], False), ("out", [2], False), ("kept", [3], True), ("kept", [4], True),
                             ("out", [5], False), ("out", [7], False)]
-    assert sink.runs == 2  # [1, 2] and [3, 4]; the lone [5] and [7] are kept one at a time
+    assert sink.runs == [2, 2, 1, 1]  # [1, 2], [3, 4], then [5] and [7] (the dropped [6] parts them)
 
 
 def test_only_subscribers_that_ignore_values_and_counters_have_fixed_targets():

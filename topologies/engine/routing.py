@@ -183,16 +183,15 @@ class RoutedSink(Protocol):
         """A spout's rows on ``stream`` (columns named as its fields) for ``bolt``'s task ``task``."""
         ...
 
-    def output(self, source: str, source_task: int, stream: str, values: list[Any], kept: bool) -> None:
-        """A tuple on a stream nobody subscribes to: one of the topology's outputs (``kept``: a sink keeps it)."""
-        ...
-
     def output_table(self, source: str, stream: str, rows: pa.Table, order: Order) -> None:
         """A spout's rows on a stream nobody subscribes to."""
         ...
 
     def outputs_many(self, source: str, source_task: int, stream: str, rows: list[Sequence[Any]], kept: bool) -> None:
-        """Tuples ``source``'s task ``source_task`` emitted in a row on ``stream``, all outputs (as :meth:`output`)."""
+        """Tuples ``source``'s task ``source_task`` emitted in a row on ``stream`` nobody subscribes to: outputs.
+
+        ``kept``: a sink keeps the stream (on the executors, in distributed mode).
+        """
         ...
 
     def rows_many(self, bolt: str, task: int, source: str, source_task: int, stream: str,
@@ -226,12 +225,8 @@ def route_emissions(
             end = at
             while end < count and emissions[end][0] == stream:
                 end += 1
-            if end == at:
-                sink.output(component, task, stream, values, stream in kept)
-            else:
-                sink.outputs_many(component, task, stream, [values, *(e[1] for e in emissions[at:end])],
-                                  stream in kept)
-                at = end
+            sink.outputs_many(component, task, stream, [values, *(e[1] for e in emissions[at:end])], stream in kept)
+            at = end
         elif not direct and (fixed := routing.fixed_targets(component, stream)) is not None:
             # A run of tuples on this stream all go to the same tasks: routed at once, counters moved as one by one.
             end = at

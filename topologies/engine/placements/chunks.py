@@ -137,13 +137,6 @@ class ChunkSink:
         """A spout's rows for ``bolt``'s task ``task``: one chunk of Arrow IPC."""
         self.chunks.add(bolt, task, source, SPOUT_TASK, stream, order, ipc_bytes(rows))
 
-    def output(self, source: str, source_task: int, stream: str, values: list[Any], kept: bool) -> None:
-        """Keep one output (a kept stream's apart)."""
-        if kept:
-            self.kept.setdefault(stream, []).append(list(values))
-        else:
-            self.outputs.append([stream, list(values)])
-
     def outputs_many(self, source: str, source_task: int, stream: str, rows: list[Sequence[Any]], kept: bool) -> None:
         """Keep outputs emitted in a row on one stream (a kept stream's apart)."""
         if kept:

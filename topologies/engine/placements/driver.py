@@ -61,11 +61,6 @@ class _Routed:
         """Append a spout's rows to the input of ``bolt``'s task ``task``."""
         self._input(bolt, task).append_table(source, SPOUT_TASK, stream, self.routing.streams[source][stream], rows)
 
-    def output(self, source: str, source_task: int, stream: str, values: list[Any], kept: bool) -> None:
-        """Keep one output of a bolt's task."""
-        at = (self.routing.position[source], source_task)
-        self.outputs.setdefault(at, []).append(Output(source, source_task, stream, list(values)))
-
     def outputs_many(self, source: str, source_task: int, stream: str, rows: list[Sequence[Any]], kept: bool) -> None:
         """Keep outputs a bolt's task emitted in a row on one stream."""
         at = (self.routing.position[source], source_task)
