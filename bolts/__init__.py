@@ -19,6 +19,7 @@ from bolts.storm.window_config import WindowConfig
 from bolts.storm.windowed_bolt_task import WindowedBoltTask
 from bolts.task import BoltTask, PlainBoltTask, TaskOptions
 from bolts.task_factory import make_task
+from bolts.task_input import TupleTable
 from bolts.task_store import WindowStore
 from bolts.tuples import DEFAULT_STREAM, Fields, Tuple
 
@@ -49,6 +50,7 @@ __all__ = [
     "Tuple",
     "TupleError",
     "TupleFailedError",
+    "TupleTable",
     "TupleUtils",
     "WindowConfig",
     "WindowStore",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from bolts.collector import OutputCollector, OutputFieldsDeclarer
 from bolts.context import TopologyContext
 from bolts.errors import ERROR_FIELDS
 from bolts.tuples import Fields, Tuple
+
+if TYPE_CHECKING:
+    from bolts.task_input import TupleTable
 
 
 class BaseBolt:
@@ -26,9 +29,31 @@ class BaseBolt:
         self.collector = collector
 
     def execute(self, input: Tuple) -> None:
-        """Process one tuple. Bolts that take tuples one at a time must override this."""
+        """Process one tuple. Bolts that take tuples one at a time must override this.
+
+        A columnar bolt (one that overrides only :meth:`execute_table`) gets a
+        lone tuple (a tick tuple, one fed to ``BoltHarness.feed``) there, as a
+        table of one row.
+        """
+        if type(self).execute_table is not BaseBolt.execute_table:
+            from bolts.task_input import TupleTable
+
+            self.execute_table(TupleTable.of([input]))
+            return
         msg = f"{type(self).__name__}.execute: override execute(self, input) to process tuples"
         raise TypeError(msg)
+
+    def execute_table(self, input: TupleTable) -> None:
+        """Process a run of tuples from one source task on one stream at once, as columns (``input.to_arrow()``).
+
+        A bolt that overrides it is *columnar*: each micro-batch reaches it as
+        one call per run of tuples (a spout's rows of one Spark partition,
+        what one upstream task emitted on one stream), in delivery order, and it
+        emits Arrow tables with ``self.collector.emit_table(table)`` (``emit``
+        works too). The default calls :meth:`execute` for each tuple.
+        """
+        for tup in input.get():
+            self.execute(tup)
 
     def cleanup(self) -> None:
         """Called once when the topology stops (or the harness is closed)."""

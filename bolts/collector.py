@@ -5,10 +5,14 @@ from __future__ import annotations
 import logging
 import reprlib
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bolts.errors import ERROR_FIELDS
 from bolts.tuples import DEFAULT_STREAM, Fields, Tuple
+from windowing.arrow_values import table_rows
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 LOG = logging.getLogger("squall.bolts")
 DEBUG_LOG = logging.getLogger("squall.debug")  # topology.debug: every emitted tuple
@@ -83,6 +87,10 @@ class EmitRoutes(Protocol):
         """``ValueError`` unless ``task_id`` is a task of a bolt subscribed to ``stream`` with a direct grouping."""
         ...
 
+    def note_table(self, stream: str, table: Any) -> None:
+        """A table of tuples emitted now on ``stream``: its rows take their turns as routing will move them."""
+        ...
+
 
 class TupleFailedError(RuntimeError):
     """A bolt failed a tuple (``collector.fail``, or ``FailedException`` in a basic bolt): its batch fails.
@@ -149,6 +157,48 @@ class OutputCollector:
         targets = [] if self.routes is None else self.routes.targets(stream, values)
         self._send(stream, values)
         return targets
+
+    def emit_table(self, table: pa.Table, stream: str = DEFAULT_STREAM) -> None:
+        """Emit every row of ``table`` (a ``pyarrow.Table``) on ``stream``, in order, as one tuple each.
+
+        The table's column names must be the stream's declared fields, in
+        order; the rows reach subscribers and outputs as ``emit`` of each row
+        would (the same tasks, the same turns), without a Python object per
+        row where the next bolt reads columns. An empty table emits nothing.
+        Not for a direct stream (``emit_direct`` a row at a time). Returns
+        nothing: read a row's task ids with ``emit``.
+        """
+        import pyarrow as pa  # imported here: only columnar bolts pay for it
+
+        if not isinstance(table, pa.Table):
+            msg = f"emit_table: `table` must be a pyarrow.Table; {self._who()} passed {_SHORT.repr(table)}"
+            raise TypeError(msg)
+        if not isinstance(stream, str) or stream not in self.streams:
+            msg = (f"emit_table: {self._who()} has no stream {stream!r}; it declares "
+                   f"{sorted(self.streams) or 'none'}")
+            raise ValueError(msg)
+        if stream in self.direct_streams:
+            msg = (f"emit_table: stream {stream!r} of {self._who()} is declared direct; send its tuples with "
+                   f"emit_direct(task_id, {stream!r}, values)")
+            raise ValueError(msg)
+        fields = self.streams[stream]
+        if table.column_names != list(fields):
+            msg = (f"emit_table: stream {stream!r} of {self._who()} has the fields {fields.to_list()}; the table's "
+                   f"columns are {table.column_names} (select or rename them to match, in order)")
+            raise ValueError(msg)
+        if not table.num_rows:
+            return
+        if self.debug:
+            DEBUG_LOG.info("bolt %r task %d emitting %d rows on %r: %s", self.component, self.task_index,
+                           table.num_rows, stream, _SHORT.repr(table.slice(0, 3).to_pylist()))
+        if self.routes is not None:
+            self.routes.note_table(stream, table)
+        keep = getattr(self.sink, "table", None)
+        if keep is not None:
+            keep(stream, table)
+            return
+        for values in table_rows(table):  # a sink that takes one tuple at a time
+            self.sink(stream, values)
 
     def emit_direct(self, task_id: int, *args: Any, stream: str | None = None) -> None:
         """Emit one tuple to task ``task_id`` only, on a stream declared direct.

@@ -244,6 +244,32 @@ class PlainBoltTask(BoltTask):
         if stored is not None:
             self.restore(unpack_value(stored))
 
+    @property
+    def columnar(self) -> bool:
+        """Whether the bolt takes its tuples as tables (it overrides :meth:`BaseBolt.execute_table`)."""
+        return type(self.bolt).execute_table is not BaseBolt.execute_table
+
+    def execute_batch(self, batch: TaskInput) -> None:
+        """A columnar bolt gets each segment of the batch in one ``execute_table`` call; others each tuple.
+
+        A :class:`TupleError` ``execute_table`` raises rejects every tuple of its
+        run (:meth:`reject`: onto the error stream, or the batch fails); a
+        tuple the bolt failed (``collector.fail``) fails the batch after the call.
+        """
+        if not self.columnar:
+            super().execute_batch(batch)
+            return
+        from bolts.task_input import TupleTable
+
+        for segment in batch.segments:
+            try:
+                self.bolt.execute_table(TupleTable(segment))
+            except TupleError as error:
+                for tup in segment.tuples():
+                    self.reject(tup, error)
+            if self.collector is not None and self.collector.failed:
+                self.collector.raise_if_failed()
+
     def execute(self, tup: Tuple) -> None:
         """Call the bolt's ``execute``; a :class:`TupleError` it raises rejects the tuple (:meth:`reject`).
 

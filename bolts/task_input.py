@@ -6,7 +6,8 @@ on one stream, held as an Arrow table (the spouts' rows, cut with ``take``) or
 as plain rows (what an upstream bolt emitted). A :class:`TaskInput` is the
 task's segments in delivery order, which is the order a task executes them.
 A task that wants columns reads :attr:`Segment.table`; one that wants tuples
-calls :meth:`TaskInput.tuples`, which builds them once.
+calls :meth:`TaskInput.tuples`, which builds them once. A columnar bolt's
+``execute_table`` gets each segment as a :class:`TupleTable`.
 """
 
 from __future__ import annotations
@@ -149,3 +150,79 @@ class TaskInput:
         if self._tuples is None:
             self._tuples = [t for s in self.segments for t in s.tuples()]
         return self._tuples
+
+
+class TupleTable:
+    """Tuples of one source task on one stream, in arrival order, read as a ``pyarrow.Table`` or as tuples.
+
+    ``source_component``, ``source_task``, ``stream`` and ``fields`` are those
+    of each of its tuples (as ``Tuple`` has them). :meth:`to_arrow` gives the
+    rows as a table with one column per field: a spout's rows are the Arrow
+    table Spark gave (its own types: a Spark timestamp stays
+    ``timestamp[us, tz=UTC]``), with no copy; rows an upstream bolt emitted one
+    by one are built into columns with the types pyarrow infers
+    (``ValueError`` naming the stream when a value has no Arrow type: read
+    those with :meth:`get`). :meth:`get` builds ``Tuple`` objects, once.
+    A ``TupleTable`` is never empty.
+    """
+
+    __slots__ = ("_segment",)
+
+    def __init__(self, segment: Segment) -> None:
+        self._segment = segment
+
+    @classmethod
+    def of(cls, tuples: list[Tuple]) -> TupleTable:
+        """The table of ``tuples`` (non-empty; all of the first one's source task and stream)."""
+        first = tuples[0]
+        segment = Segment(first.source_component, first.source_task, first.stream, first.fields,
+                          rows=[t.values for t in tuples])
+        segment._built = list(tuples)
+        return cls(segment)
+
+    @property
+    def source_component(self) -> str:
+        """The component that emitted the tuples."""
+        return self._segment.source_component
+
+    @property
+    def source_task(self) -> int:
+        """The task index of the emitting component (0 for a spout's rows)."""
+        return self._segment.source_task
+
+    @property
+    def stream(self) -> str:
+        """The stream the tuples were emitted on."""
+        return self._segment.stream
+
+    @property
+    def fields(self) -> Fields:
+        """The tuples' field names: the table's column names, in order."""
+        return self._segment.fields
+
+    def __len__(self) -> int:
+        return len(self._segment)
+
+    def to_arrow(self) -> pa.Table:
+        """The rows as a ``pyarrow.Table``, one column per field, in arrival order (see the class docstring)."""
+        import pyarrow as pa  # imported here: only columnar bolts pay for it
+
+        segment = self._segment
+        if segment.table is not None and segment.rows is None:
+            return segment.table
+        rows = segment.rows or []
+        try:
+            columns = [pa.array(list(column)) for column in zip(*rows, strict=True)]
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError, ValueError) as exc:
+            msg = (f"to_arrow: the tuples of {segment.source_component}:{segment.stream} (task "
+                   f"{segment.source_task}) hold values with no Arrow type ({exc}); read them with get()")
+            raise ValueError(msg) from None
+        return pa.table(columns, names=list(segment.fields))
+
+    def get(self) -> list[Tuple]:
+        """The rows as ``Tuple`` objects, in arrival order (built at the first call)."""
+        return self._segment.tuples()
+
+    def __repr__(self) -> str:
+        s = self._segment
+        return f"TupleTable({s.source_component}:{s.stream}, task {s.source_task}, {len(s)} rows)"

@@ -34,8 +34,8 @@ PUBLIC = {
     },
     "bolts": {
         "AggregateTask", "BaseBasicBolt", "BaseStatefulBolt", "BasicOutputCollector", "FailedException", "JoinBolt",
-        "ReportedFailedException", "TopologyLayout", "TupleFailedError", "TupleUtils", "BaseBolt", "BaseRichBolt",
-        "BaseStatefulWindowedBolt", "BaseWindowedBolt", "BoltTask",
+        "ReportedFailedException", "TopologyLayout", "TupleFailedError", "TupleTable", "TupleUtils", "BaseBolt",
+        "BaseRichBolt", "BaseStatefulWindowedBolt", "BaseWindowedBolt", "BoltTask",
         "DEFAULT_STREAM", "ERROR_FIELDS", "Fields", "LATE_TUPLE_FIELD", "OutputCollector", "OutputFieldsDeclarer",
         "PlainBoltTask", "StoredWindowedBoltTask", "TaskOptions", "TopologyContext", "Tuple", "TupleError",
         "WindowConfig", "WindowStore", "WindowedAggregateBolt", "WindowedBoltTask", "WindowedJoinBolt", "make_task",

@@ -25,6 +25,7 @@ HOME = {
     "JoinBolt": "bolts",
     "ReportedFailedException": "bolts",
     "TupleFailedError": "bolts",
+    "TupleTable": "bolts",
     "TupleUtils": "bolts",
     "Config": "topologies",
     "CustomStreamGrouping": "topologies",

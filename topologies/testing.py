@@ -30,6 +30,7 @@ from topologies.engine.stored_task import EmitBuffer, build_task, commit_task
 from topologies.engine.task_store import TaskStore
 from topologies.engine.wire import check_emission
 from windowing import Duration, TupleWindow
+from windowing.arrow_values import table_rows
 from windowing.duration import as_duration
 
 
@@ -65,6 +66,10 @@ class _Recorder(EmitBuffer):
         """Record many tuples emitted on ``stream`` at once, in order, each as :meth:`__call__` would."""
         for values in rows:
             self.record(stream, values, None)
+
+    def table(self, stream: str, table: Any) -> None:
+        """Record each row of a table emitted on ``stream`` (``emit_table``), in order, as :meth:`__call__` would."""
+        self.extend(stream, table_rows(table))
 
 
 @dataclass(frozen=True)
@@ -279,6 +284,35 @@ class BoltHarness:
         tuples = [self.make_tuple(row, stream) for row in rows]
         for tup in tuples:
             self._deliver(tup)
+        self.task.end_batch()
+        self._note_watermark()
+        return tuples
+
+    def feed_table(self, table: Any, stream: str = DEFAULT_STREAM) -> list[Tuple]:
+        """Deliver the rows of ``table`` (a ``pyarrow.Table``) as one micro-batch at the current time, then end it.
+
+        Its columns must be the stream's fields, in order. The rows reach the
+        task as one Spark partition of a spout's rows does: a columnar bolt
+        (``execute_table``) gets them in one call, a windowed bolt keeps them
+        as columns. Returns them as tuples, also recorded in ``arrivals``;
+        ``late`` and ``rejected`` list only tuples fed one at a time (here the
+        task's ``late_tuples`` and ``rejected_tuples`` count them).
+        """
+        from bolts.task_input import TaskInput
+
+        if stream not in self._fields:
+            msg = f"BoltHarness.feed_table: stream {stream!r} is not an input; inputs are: {', '.join(self.streams)}"
+            raise ValueError(msg)
+        fields = self._fields[stream]
+        if list(getattr(table, "column_names", ())) != list(fields):
+            msg = (f"BoltHarness.feed_table: `table` must be a pyarrow.Table with the columns {fields.to_list()}; "
+                   f"got {getattr(table, 'column_names', type(table).__name__)!r}")
+            raise ValueError(msg)
+        batch = TaskInput()
+        batch.append_table(self.source_component, 0, stream, fields, table)
+        tuples = batch.tuples()
+        self.arrivals.extend((self._now, tup, self.task.watermark) for tup in tuples)
+        self.task.execute_batch(batch)
         self.task.end_batch()
         self._note_watermark()
         return tuples

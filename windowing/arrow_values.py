@@ -91,6 +91,14 @@ def _utc_datetimes(column: Any) -> list[datetime] | None:
         return None
 
 
+def table_rows(table: Any) -> list[list[Any]]:
+    """The rows of ``table`` as lists of values in column order (:func:`python_values` of each column)."""
+    columns = [python_values(table.column(i)) for i in range(table.num_columns)]
+    if not columns:
+        return [[] for _ in range(table.num_rows)]
+    return [list(row) for row in zip(*columns, strict=True)]
+
+
 def python_rows(table: Any) -> list[dict[str, Any]]:
     """``table.to_pylist()`` (a dict per row), with zoned timestamps as UTC datetimes (``tzinfo=datetime.UTC``)."""
     import pyarrow as pa

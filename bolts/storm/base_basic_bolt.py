@@ -78,6 +78,11 @@ class BasicBoltTask(PlainBoltTask):
 
     basic: BasicOutputCollector
 
+    @property
+    def columnar(self) -> bool:
+        """Never: a basic bolt's ``execute`` takes one tuple and a collector."""
+        return False
+
     def call_prepare(self, conf: dict[str, Any], context: TopologyContext, collector: OutputCollector) -> None:
         """Call the basic bolt's two-argument ``prepare``."""
         self.basic = BasicOutputCollector(collector)

@@ -194,6 +194,21 @@ class PagedSum(BaseStatefulWindowedBolt):
         declarer.declare(Fields("values", "total", "fired"))
 
 
+class ScaledColumns(BaseBolt):
+    """A columnar bolt: each run's rows with values times ten, and those under 10 as they are on ``small``."""
+
+    def execute_table(self, input):
+        import pyarrow.compute as pc
+
+        rows = input.to_arrow().select(["key", "ts", "value"])
+        self.collector.emit_table(rows.set_column(2, "value", pc.multiply(rows["value"], 10)))
+        self.collector.emit_table(rows.filter(pc.less(rows["value"], 10)), "small")
+
+    def declare_output_fields(self, declarer):
+        declarer.declare(Fields("key", "ts", "value"))
+        declarer.declare_stream("small", Fields("key", "ts", "value"))
+
+
 def keyed_rows(files: int = 5, per_file: int = 12, seed: int = 7) -> list[list[dict]]:
     """Per file, rows of four keys in event-time order with some disorder; one far too old row per later file."""
     rng = random.Random(seed)
@@ -244,6 +259,10 @@ def mixed(data: Path) -> Topology:
     # Ingress time (no timestamp field) on columns; global windows, so the answer does not depend on when it ran.
     b.set_bolt("agg_ingress", WindowedAggregateBolt(aggregators.sum("value"), key_fields=("key",))
                .with_windows(GlobalWindows()), 2).fields_grouping("events", Fields("key"))
+    # A columnar bolt's tables: into a columnar aggregation by key, and as outputs of a stream nobody reads.
+    b.set_bolt("scaled", ScaledColumns(), 2).shuffle_grouping("events")
+    b.set_bolt("scaled_sums", WindowedAggregateBolt(aggregators.sum("value"), key_fields=("key",))
+               .with_windows(GlobalWindows()), 2).fields_grouping("scaled", Fields("key"))
     return b.create_topology()
 
 

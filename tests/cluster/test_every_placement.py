@@ -115,6 +115,12 @@ def test_the_bolt_kinds_of_the_suite_are_all_there(reference):
     events = [row for rows in keyed_rows() for row in rows]
     assert sorted((pane[0], pane[3]) for pane in ingress) == sorted(
         (key, sum(r["value"] for r in events if r["key"] == key)) for key in {r["key"] for r in events})
+    # The columnar bolt's tables: summed per key downstream (ten times the input's sums), its small rows as outputs.
+    scaled = [o[3] for o in reference["mixed"] if o[0] == "scaled_sums"]
+    assert sorted((pane[0], pane[3]) for pane in scaled) == sorted(
+        (key, 10 * sum(r["value"] for r in events if r["key"] == key)) for key in {r["key"] for r in events})
+    small = [tuple(o[3]) for o in reference["mixed"] if o[0] == "scaled" and o[2] == "small"]
+    assert sorted(small) == sorted((r["key"], r["ts"], r["value"]) for r in events if r["value"] < 10)
     assert any(o[3][0] > 0 for o in reference["storm_kinds"] if o[0] == "ticks")  # a tick counted tuples
     # The join's right spout reads through `where="value % 3 <> 0"`: its rows met, and none the predicate drops.
     rights = [right for o in reference["join"] if o[0] == "join" for _, right in o[3][3]]

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bolts import Fields
 from bolts.codecs.value_codec import register_class
 from bolts.context import TopologyLayout
+from topologies.engine.wire import is_table
 from topologies.groupings import (
     AllGrouping,
     DirectGrouping,
@@ -39,6 +40,7 @@ from topologies.groupings import (
     ShuffleGrouping,
 )
 from topologies.topology import Topology
+from windowing.arrow_values import table_rows
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -172,6 +174,46 @@ class RoutingTable:
                 yield bolt, target, share
 
 
+    def table_routes(
+        self, counters: MutableMapping[CounterKey, int], component: str, task: int, stream: str, table: pa.Table,
+    ) -> list[tuple[str, int, pa.Table]]:
+        """Where a table a bolt's task emitted goes: ``(bolt, task, rows)``, as :meth:`row_targets` of each row.
+
+        Every non-empty share, subscribers in order, each task's rows in the
+        table's order; the counters move as :meth:`row_targets` would move them
+        row by row. A grouping that takes turns (shuffle, fields, global, all,
+        none) cuts the table on its columns; one that keeps its own loads or
+        asks the user (partial key, custom) routes each row. Empty when nobody
+        subscribes.
+        """
+        import pyarrow as pa
+
+        fields = self.streams[component][stream]
+        routes: list[tuple[str, int, pa.Table]] = []
+        if not table.num_rows:
+            return routes  # no row, no turn taken
+        rows: list[list[Any]] | None = None
+        for bolt, grouping, tasks in self.subscribers.get((component, stream), ()):
+            kind = type(grouping)
+            key = (component, task, stream, bolt)
+            if kind is DirectGrouping:
+                continue  # a table is never emitted direct, so no direct subscriber gets its rows
+            if kind.route is Grouping.route:
+                counter = counters.get(key, 0)
+                counters[key] = counter + table.num_rows
+                shares = enumerate(grouping.split(table, fields, tasks, counter))
+            else:
+                if rows is None:
+                    rows = table_rows(table)
+                per_task: list[list[int]] = [[] for _ in range(tasks)]
+                for i, values in enumerate(rows):
+                    for target in grouping.route(values, fields, tasks, counters, key):
+                        per_task[target].append(i)
+                shares = ((t, table.take(pa.array(at, pa.int64()))) for t, at in enumerate(per_task) if at)
+            routes.extend((bolt, target, share) for target, share in shares if share.num_rows)
+        return routes
+
+
 class RoutedSink(Protocol):
     """Where routed tuples go: the next tasks' inputs, or the topology's outputs (in this process or a frame)."""
 
@@ -199,6 +241,14 @@ class RoutedSink(Protocol):
         """Tuples ``source``'s task ``source_task`` emitted in a row on ``stream``, all for ``bolt``'s task ``task``."""
         ...
 
+    def rows_table(self, bolt: str, task: int, source: str, source_task: int, stream: str, rows: pa.Table) -> None:
+        """Tuples ``source``'s task ``source_task`` emitted as a table on ``stream``, for ``bolt``'s task ``task``."""
+        ...
+
+    def outputs_table(self, source: str, source_task: int, stream: str, rows: pa.Table, kept: bool) -> None:
+        """A table of tuples ``source``'s task ``source_task`` emitted on ``stream`` nobody subscribes to: outputs."""
+        ...
+
 
 def route_emissions(
     routing: RoutingTable, component: str, task: int, emissions: Sequence[Any], starts: Mapping[CounterKey, int],
@@ -206,8 +256,10 @@ def route_emissions(
 ) -> dict[CounterKey, int]:
     """Route a task's emissions of one batch, in order, into ``sink``; the shuffle counters they moved, at their end.
 
-    Each emission is ``(stream, values)`` or ``(stream, values, task_id)`` (a
-    direct one). A shuffle counts on from the counter in ``starts``. A stream in
+    Each emission is ``(stream, values)``, ``(stream, values, task_id)`` (a
+    direct one) or ``(stream, table)`` (a table of tuples, routed on its
+    columns, :meth:`RoutingTable.table_routes`). A shuffle counts on from the
+    counter in ``starts``. A stream in
     ``kept`` (a sink keeps it on the executors) and any stream nobody
     subscribes to are outputs; an output stream in ``dropped`` (no sink reads
     it) goes nowhere.
@@ -220,17 +272,25 @@ def route_emissions(
         at += 1
         if stream in dropped:
             continue
+        if is_table(values):
+            if stream in kept or routing.is_output(component, stream):
+                sink.outputs_table(component, task, stream, values, stream in kept)
+            else:
+                for bolt, target, share in routing.table_routes(counters, component, task, stream, values):
+                    sink.rows_table(bolt, target, component, task, stream, share)
+            continue
         if stream in kept or routing.is_output(component, stream):
             # A run of outputs on this stream (a direct emission's target plays no part in an output) at once.
             end = at
-            while end < count and emissions[end][0] == stream:
+            while end < count and emissions[end][0] == stream and not is_table(emissions[end][1]):
                 end += 1
             sink.outputs_many(component, task, stream, [values, *(e[1] for e in emissions[at:end])], stream in kept)
             at = end
         elif not direct and (fixed := routing.fixed_targets(component, stream)) is not None:
             # A run of tuples on this stream all go to the same tasks: routed at once, counters moved as one by one.
             end = at
-            while end < count and len(emissions[end]) == 2 and emissions[end][0] == stream:
+            while (end < count and len(emissions[end]) == 2 and emissions[end][0] == stream
+                   and not is_table(emissions[end][1])):
                 end += 1
             run = [values, *(emission[1] for emission in emissions[at:end])]
             at = end
@@ -318,6 +378,11 @@ class TaskRoutes:
         """See :meth:`RoutingTable.check_direct`."""
         self.routing.check_direct(self.component, stream, task_id)
 
+    def note_table(self, stream: str, table: pa.Table) -> None:
+        """A table emitted on ``stream``: later emissions' ids count its rows' turns (none on an output stream)."""
+        if not self.routing.is_output(self.component, stream):
+            self._batch.pending.append((stream, table))
+
 
 class _BatchEmissions:
     """One batch's emissions of a task, routed in order as far as a :class:`TaskIds` read asks."""
@@ -325,7 +390,7 @@ class _BatchEmissions:
     def __init__(self, routes: TaskRoutes, start: dict[CounterKey, int]) -> None:
         self.routes = routes
         self.counters = start
-        self.pending: list[tuple[str, Sequence[Any]] | None] = []
+        self.pending: list[tuple[str, Any] | None] = []  # (stream, values or a table)
         self.done: list[list[int]] = []
 
     def ids_of(self, index: int) -> list[int]:
@@ -335,6 +400,10 @@ class _BatchEmissions:
             at = len(self.done)
             stream, values = self.pending[at]  # type: ignore[misc]
             self.pending[at] = None
+            if is_table(values):  # a table's rows only move the turns: emit_table returns no ids
+                routing.table_routes(self.counters, routes.component, routes.task, stream, values)  # type: ignore[arg-type]
+                self.done.append([])
+                continue
             found = routing.row_targets(self.counters, routes.component, routes.task, stream, values)
             self.done.append(routing.task_ids(found))
         return self.done[index]

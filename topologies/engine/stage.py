@@ -30,6 +30,7 @@ from topologies.engine.figures import TaskStatus
 from topologies.engine.routing import CounterKey, RoutedSink, RoutingTable, TaskRoutes, route_emissions
 from topologies.engine.stored_task import BuiltTask, build_task, close_task, run_stored
 from topologies.engine.task_store import TaskStore, namespace_name
+from topologies.engine.wire import emission_rows, emitted_count
 from topologies.sinks.typed_outputs import StreamTypes
 from topologies.topology import Topology
 
@@ -176,7 +177,7 @@ def run_stage_task(spec: StageSpec, index: int, batch: TaskInput, routing: Routi
     types = []
     if spec.kept:
         for stream, columns in spec.kept.items():
-            rows = [list(e[1]) for e in result.emissions if e[0] == stream]
+            rows = [list(values) for e in result.emissions if e[0] == stream for values in emission_rows(e)]
             if rows:
                 types.append((stream, shown_types(columns, rows)))
     times = None if result.event_times is None else tuple((c, s, ts) for (c, s), ts in result.event_times.items())
@@ -186,7 +187,8 @@ def run_stage_task(spec: StageSpec, index: int, batch: TaskInput, routing: Routi
             key = (segment.source_component, segment.stream)
             received[key] = received.get(key, 0) + len(segment)
     return TaskStatus(index, result.watermark, result.fired, result.late, result.state_bytes, len(batch),
-                      len(result.emissions), tuple((s, b, n) for (_, _, s, b), n in moved.items()), tuple(types),
+                      emitted_count(result.emissions), tuple((s, b, n) for (_, _, s, b), n in moved.items()),
+                      tuple(types),
                       times, tuple((c, s, n) for (c, s), n in received.items()), tasks.builds > builds,
                       (time.perf_counter() - started) * 1000)
 

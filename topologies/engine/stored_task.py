@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bolts import BaseBolt, BoltTask, TaskOptions, make_task
 from bolts.codecs.value_codec import pack_value, register_from_conf
@@ -31,6 +31,9 @@ from bolts.task_input import TaskInput, collector_paused
 from topologies.engine.routing import TaskIds
 from topologies.engine.task_store import FIGURES_KEY, OUTPUTS_KEY, Figures, TaskStore, check_not_ahead
 from topologies.engine.wire import Emission, encode_emissions
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 class EmitBuffer:
@@ -57,6 +60,10 @@ class EmitBuffer:
         task ids from ``emit``: kept as they are, one call for many tuples.
         """
         self.items.extend([(stream, values) for values in rows])
+
+    def table(self, stream: str, table: pa.Table) -> None:
+        """Keep a table of tuples emitted on ``stream`` (``emit_table``) as one emission."""
+        self.items.append((stream, table))
 
     def take(self) -> list[Emission]:
         """The emissions since the last call, in order."""

@@ -9,10 +9,12 @@ output, :data:`KEPT`, a terminal output a sink keeps on the executors, or
 ``task`` its task. The order columns ``o1..o4`` give the order
 the driver placement delivers the tuples in: spout rows first (``o1 = 0``), by
 Spark partition, spout and stream; then each upstream bolt's tasks in
-topological order (``o1 = 1 + its position``, ``o2`` the source task). A spout
-chunk's payload is an Arrow IPC stream (columns named as the stream's fields);
-a bolt chunk's is msgpack ``[[stream, values], ...]`` (a :data:`KEPT` chunk's,
-of one stream, ``[values, ...]``).
+topological order (``o1 = 1 + its position``, ``o2`` the source task, ``o3``
+the piece of its emissions). A spout chunk's payload is an Arrow IPC stream
+(columns named as the stream's fields), and so is a bolt chunk's holding a
+table it emitted (``o4 =`` :data:`TABLE_PIECE`, ``stream`` its stream); another
+bolt chunk's is msgpack ``[[stream, values], ...]`` (a :data:`KEPT` chunk's, of
+one stream, ``[values, ...]``).
 
 :func:`route_spout_partition` (``mapInArrow`` over a batch's DataFrame) cuts a
 Spark partition's spout rows into chunks with the subscribers' groupings
@@ -39,8 +41,9 @@ from state_backends import StateBackend, open_backend
 from topologies.engine.batch_layout import PARTITION_COLUMN, BatchLayout, partition_runs
 from topologies.engine.routing import SPOUT_TASK, CounterKey, Order, RoutingTable, route_spout_tables
 from topologies.engine.stage import StageSpec, TaskCache, run_stage_task
+from topologies.engine.wire import ipc_bytes, read_ipc
 from topologies.sinks.typed_outputs import StreamTypes
-from windowing.arrow_values import python_values
+from windowing.arrow_values import table_rows
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -97,41 +100,33 @@ def rows_table(rows: Iterable[tuple[Any, ...]]) -> pa.Table:
     return chunks.table()
 
 
-def ipc_bytes(table: pa.Table) -> bytes:
-    """``table`` as one Arrow IPC stream."""
-    import pyarrow as pa
-
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return sink.getvalue().to_pybytes()
-
-
-def read_ipc(data: bytes) -> pa.Table:
-    """The table :func:`ipc_bytes` made ``data`` from."""
-    import pyarrow as pa
-
-    return pa.ipc.open_stream(data).read_all()
-
-
 class ChunkSink:
-    """A :class:`~topologies.engine.routing.RoutedSink` that writes chunks (one per target task per source task)."""
+    """A :class:`~topologies.engine.routing.RoutedSink` that writes chunks (one per target task per source task).
+
+    A bolt task's tuples for one target go in pieces, in emission order: a run
+    of tuples emitted one by one (one msgpack chunk) or a table it emitted
+    (one Arrow IPC chunk, ``o4 = 1``); ``o3`` numbers the pieces.
+    """
 
     def __init__(self, order: Order = (0, 0, 0, 0)) -> None:
         self.chunks = Chunks()
         self.order = order  # of a bolt task's emissions: (its position, its task, 0, 0)
-        self.shares: dict[tuple[str, int], list[list[Any]]] = {}
-        self.outputs: list[list[Any]] = []
+        self.shares: dict[tuple[str, int], list[Piece]] = {}
+        self.outputs: list[Piece] = []
         self.kept: dict[str, list[list[Any]]] = {}
 
     def rows(self, bolt: str, task: int, source: str, source_task: int, stream: str, values: list[Any]) -> None:
         """Keep one emitted tuple for ``bolt``'s task ``task`` (its chunk is written by :meth:`emitted`)."""
-        self.shares.setdefault((bolt, task), []).append([stream, list(values)])
+        _rows_piece(self.shares.setdefault((bolt, task), [])).append([stream, list(values)])
 
     def rows_many(self, bolt: str, task: int, source: str, source_task: int, stream: str,
                   rows: list[Sequence[Any]]) -> None:
         """Keep tuples emitted in a row for ``bolt``'s task ``task``."""
-        self.shares.setdefault((bolt, task), []).extend([stream, list(values)] for values in rows)
+        _rows_piece(self.shares.setdefault((bolt, task), [])).extend([stream, list(values)] for values in rows)
+
+    def rows_table(self, bolt: str, task: int, source: str, source_task: int, stream: str, rows: pa.Table) -> None:
+        """Keep a table a bolt's task emitted for ``bolt``'s task ``task``: a piece of its own."""
+        self.shares.setdefault((bolt, task), []).append((stream, rows))
 
     def table(self, bolt: str, task: int, source: str, stream: str, rows: pa.Table, order: Order) -> None:
         """A spout's rows for ``bolt``'s task ``task``: one chunk of Arrow IPC."""
@@ -142,7 +137,14 @@ class ChunkSink:
         if kept:
             self.kept.setdefault(stream, []).extend([list(v) for v in rows])
         else:
-            self.outputs.extend([[stream, list(v)] for v in rows])
+            _rows_piece(self.outputs).extend([[stream, list(v)] for v in rows])
+
+    def outputs_table(self, source: str, source_task: int, stream: str, rows: pa.Table, kept: bool) -> None:
+        """Keep a table of outputs (a kept stream's as rows, as its sinks read them)."""
+        if kept:
+            self.kept.setdefault(stream, []).extend(table_rows(rows))
+        else:
+            self.outputs.append((stream, rows))
 
     def output_table(self, source: str, stream: str, rows: pa.Table, order: Order) -> None:
         """A spout's rows on a stream nobody subscribes to: one :data:`OUT` chunk."""
@@ -150,13 +152,34 @@ class ChunkSink:
 
     def emitted(self, component: str, task: int) -> Chunks:
         """The chunks, with those of what ``component``'s task ``task`` emitted: per target, outputs, kept rows."""
-        for (bolt, target), items in self.shares.items():
-            self.chunks.add(bolt, target, component, task, "", self.order, pack_value(items))
-        if self.outputs:
-            self.chunks.add(OUT, task, component, task, "", self.order, pack_value(self.outputs))
+        for (bolt, target), pieces in self.shares.items():
+            self._pieces(bolt, target, component, task, pieces)
+        self._pieces(OUT, task, component, task, self.outputs)
         for stream, rows in self.kept.items():
             self.chunks.add(KEPT, task, component, task, stream, self.order, pack_value(rows))
         return self.chunks
+
+    def _pieces(self, target: str, target_task: int, component: str, task: int, pieces: list[Piece]) -> None:
+        first, second = self.order[:2]
+        for i, piece in enumerate(pieces):
+            if isinstance(piece, tuple):
+                stream, table = piece
+                self.chunks.add(target, target_task, component, task, stream, (first, second, i, TABLE_PIECE),
+                                ipc_bytes(table))
+            else:
+                self.chunks.add(target, target_task, component, task, "", (first, second, i, 0), pack_value(piece))
+
+
+Piece = list[list[Any]] | tuple[str, "pa.Table"]
+"""Tuples a task emitted one by one (``[stream, values]`` each), or a table it emitted on a stream."""
+TABLE_PIECE = 1  # o4 of a bolt's chunk holding a table (Arrow IPC), not msgpack
+
+
+def _rows_piece(pieces: list[Piece]) -> list[list[Any]]:
+    """The last piece if it holds tuples emitted one by one, else a new one at the end."""
+    if not pieces or isinstance(pieces[-1], tuple):
+        pieces.append([])
+    return pieces[-1]  # type: ignore[return-value]
 
 
 def route_spout_partition(
@@ -205,14 +228,14 @@ def task_input(routing: RoutingTable, spout_columns: Mapping[str, Sequence[str]]
     # A run: consecutive routed spout rows of one partition and spout; every chunk is a run of its own.
     change = (raw[1:] != raw[:-1]) | (o2[1:] != o2[:-1]) | (o3[1:] != o3[:-1]) | ~raw[1:]
     bounds = [0, *(np.flatnonzero(change) + 1).tolist(), len(raw)] if len(raw) else [0]
-    keys = ordered.select(["source", "source_task", "stream", "o1"])
+    keys = ordered.select(["source", "source_task", "stream", "o1", "o4"])
     for start, end in itertools.pairwise(bounds):
-        source, source_task, stream, o1 = (keys.column(i)[start].as_py() for i in range(4))
+        source, source_task, stream, o1, o4 = (keys.column(i)[start].as_py() for i in range(5))
         if raw[start]:
             fields = routing.streams[source][stream]
             rows = ordered.slice(start, end - start).select(list(spout_columns[source])).rename_columns(list(fields))
             batch.append_table(source, source_task, stream, fields, rows)
-        elif o1 == 0:
+        elif o1 == 0 or o4 == TABLE_PIECE:  # a spout's rows, or a table a bolt emitted
             payload = ordered.column("payload")[start].as_py()
             batch.append_table(source, source_task, stream, routing.streams[source][stream], read_ipc(payload))
         else:
@@ -271,12 +294,10 @@ def outputs_of(rows: pa.Table) -> list[tuple[str, int, str, list[Any]]]:
     out = rows.filter(pc.equal(rows.column("target"), OUT))
     out = out.take(pc.sort_indices(out, [(c, "ascending") for c in ("o1", "o2", "o3", "o4")]))
     results: list[tuple[str, int, str, list[Any]]] = []
-    for row in out.select(["source", "source_task", "stream", "o1", "payload"]).to_pylist():
-        if row["o1"] == 0:
-            values_table = read_ipc(row["payload"])
-            columns = [python_values(values_table.column(i)) for i in range(values_table.num_columns)]
+    for row in out.select(["source", "source_task", "stream", "o1", "o4", "payload"]).to_pylist():
+        if row["o1"] == 0 or row["o4"] == TABLE_PIECE:
             source, task, stream = row["source"], row["source_task"], row["stream"]
-            results.extend((source, task, stream, list(v)) for v in zip(*columns, strict=True))
+            results.extend((source, task, stream, v) for v in table_rows(read_ipc(row["payload"])))
         else:
             results.extend((row["source"], row["source_task"], s, list(v)) for s, v in unpack_value(row["payload"]))
     return results

@@ -25,7 +25,7 @@ from topologies.engine.routing import SPOUT_TASK, CounterKey, Order, RoutingTabl
 from topologies.engine.stage import StageSpec, TaskCache, run_stage_task
 from topologies.sinks.records import Output, OutputKey
 from topologies.topology import Topology
-from windowing.arrow_values import python_values
+from windowing.arrow_values import table_rows
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -61,16 +61,23 @@ class _Routed:
         """Append a spout's rows to the input of ``bolt``'s task ``task``."""
         self._input(bolt, task).append_table(source, SPOUT_TASK, stream, self.routing.streams[source][stream], rows)
 
+    def rows_table(self, bolt: str, task: int, source: str, source_task: int, stream: str, rows: pa.Table) -> None:
+        """Append a table a bolt's task emitted to the input of ``bolt``'s task ``task``."""
+        self._input(bolt, task).append_table(source, source_task, stream, self.routing.streams[source][stream], rows)
+
     def outputs_many(self, source: str, source_task: int, stream: str, rows: list[Sequence[Any]], kept: bool) -> None:
         """Keep outputs a bolt's task emitted in a row on one stream."""
         at = (self.routing.position[source], source_task)
         self.outputs.setdefault(at, []).extend([Output(source, source_task, stream, list(v)) for v in rows])
 
+    def outputs_table(self, source: str, source_task: int, stream: str, rows: pa.Table, kept: bool) -> None:
+        """Keep a table of outputs a task emitted on one stream, one :class:`Output` per row."""
+        at = (self.routing.position[source], source_task)
+        self.outputs.setdefault(at, []).extend([Output(source, source_task, stream, v) for v in table_rows(rows)])
+
     def output_table(self, source: str, stream: str, rows: pa.Table, order: Order) -> None:
         """Keep a spout's rows on a stream nobody subscribes to, as outputs."""
-        columns = [python_values(rows.column(i)) for i in range(rows.num_columns)]
-        out = self.outputs.setdefault((0, 0), [])
-        out.extend(Output(source, SPOUT_TASK, stream, list(v)) for v in zip(*columns, strict=True))
+        self.outputs_table(source, SPOUT_TASK, stream, rows, False)
 
     def in_order(self) -> list[Output]:
         """The outputs in delivery order: spouts' first, then each bolt's in topological order, by task."""
