@@ -39,7 +39,7 @@ def emission_rows(emission: Emission) -> list[list[Any]]:
 
 def emitted_count(emissions: Sequence[Emission]) -> int:
     """How many tuples ``emissions`` hold (a table's rows each count)."""
-    return sum(e[1].num_rows if is_table(e[1]) else 1 for e in emissions)
+    return len(emissions) + sum(e[1].num_rows - 1 for e in emissions if type(e[1]) is not list)
 
 
 def ipc_bytes(table: pa.Table) -> bytes:

@@ -17,7 +17,7 @@ A sink with ``keeps_on_executors`` names its streams (not None).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from topologies.sinks.records import Output, OutputKey
@@ -49,7 +49,7 @@ class OutputBatch(Protocol):
     batch_id: int
     spark: SparkSession
 
-    def records(self, streams: Collection[str] | None = None) -> list[Output]:
+    def records(self, streams: Collection[str] | None = None) -> Sequence[Output]:
         """The outputs of ``streams`` (all when None) in emission order, in this process."""
         ...
 

@@ -44,7 +44,7 @@ class OutputLog:
     def __init__(self, keep: int | None = DEFAULT_OUTPUTS_IN_MEMORY, streams: Collection[str] | None = None) -> None:
         self.keep = keep
         self.streams = frozenset() if keep == 0 else None if streams is None else frozenset(streams)
-        self.batches: dict[OutputKey, list[Output]] = {}
+        self.batches: dict[OutputKey, Sequence[Output]] = {}  # a batch's tables built into records when read
         self.held = 0  # outputs in self.batches
         self.count = 0  # outputs recorded, a replayed batch counted once
         self.trimmed = False
@@ -81,7 +81,7 @@ class OutputLog:
     def all(self) -> list[Output]:
         """The outputs held: batches in id order, then the final flush (the last ``keep`` when :attr:`trimmed`)."""
         ids = sorted(k for k in self.batches if isinstance(k, int))
-        return [o for k in ids for o in self.batches[k]] + self.batches.get(FINAL, [])
+        return [o for k in [*ids, FINAL] for o in self.batches.get(k, ())]
 
 
 class OutputFiles:
@@ -161,4 +161,4 @@ class OutputCallback:
         """Call the function with the batch's outputs, if it has any."""
         records = batch.records(self.streams)
         if records:
-            self.function(batch.key, records)
+            self.function(batch.key, list(records))

@@ -17,6 +17,7 @@ from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from topologies.sinks.base import FLUSH_PARTITION
+from topologies.sinks.output_rows import OutputRows, as_output_rows
 from topologies.sinks.records import FINAL, Output, OutputKey
 from topologies.sinks.typed_outputs import schema_ddl
 
@@ -86,7 +87,7 @@ class HeldOutputs:
     def __init__(self, key: OutputKey, outputs: Sequence[Output], delivery: SinkDelivery) -> None:
         self.key = key
         self.batch_id = batch_column(key)
-        self.outputs = list(outputs)
+        self.outputs = as_output_rows(outputs)
         self.delivery = delivery
 
     @property
@@ -94,15 +95,13 @@ class HeldOutputs:
         """The session the sinks write with."""
         return self.delivery.session()
 
-    def records(self, streams: Collection[str] | None = None) -> list[Output]:
-        """The outputs of ``streams`` (all when None), in emission order."""
-        if streams is None:
-            return list(self.outputs)
-        return [o for o in self.outputs if f"{o.component}:{o.stream}" in streams]
+    def records(self, streams: Collection[str] | None = None) -> OutputRows:
+        """The outputs of ``streams`` (all when None), in emission order (a table's built when first read)."""
+        return self.outputs if streams is None else self.outputs.of_streams(streams)
 
     def has_rows(self, stream: str) -> bool:
         """Whether ``stream`` has outputs in this batch."""
-        return any(f"{o.component}:{o.stream}" == stream for o in self.outputs)
+        return bool(len(self.outputs.of_streams((stream,))))
 
     def table(self, stream: str) -> pa.Table:
         """``stream``'s rows with typed columns; new inferred types are committed first.

@@ -23,9 +23,9 @@ from topologies.engine.delivery.sink_delivery import HeldOutputs, SinkDelivery
 from topologies.engine.placements.base import LayerResult, SpoutCounts
 from topologies.engine.routing import SPOUT_TASK, CounterKey, Order, RoutingTable, route_spout_tables
 from topologies.engine.stage import StageSpec, TaskCache, run_stage_task
+from topologies.sinks.output_rows import OutputRows, Run, TableRun
 from topologies.sinks.records import Output, OutputKey
 from topologies.topology import Topology
-from windowing.arrow_values import table_rows
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -40,7 +40,7 @@ class _Routed:
     def __init__(self, routing: RoutingTable) -> None:
         self.routing = routing
         self.inputs: dict[tuple[str, int], TaskInput] = {}
-        self.outputs: dict[tuple[int, int], list[Output]] = {}  # (position, task) -> outputs, spouts at (0, 0)
+        self.outputs: dict[tuple[int, int], list[Run]] = {}  # (position, task) -> runs of outputs, spouts at (0, 0)
 
     def _input(self, bolt: str, task: int) -> TaskInput:
         found = self.inputs.get((bolt, task))
@@ -67,21 +67,23 @@ class _Routed:
 
     def outputs_many(self, source: str, source_task: int, stream: str, rows: list[Sequence[Any]], kept: bool) -> None:
         """Keep outputs a bolt's task emitted in a row on one stream."""
-        at = (self.routing.position[source], source_task)
-        self.outputs.setdefault(at, []).extend([Output(source, source_task, stream, list(v)) for v in rows])
+        runs = self.outputs.setdefault((self.routing.position[source], source_task), [])
+        if not runs or isinstance(runs[-1], TableRun):
+            runs.append([])
+        runs[-1].extend([Output(source, source_task, stream, list(v)) for v in rows])  # type: ignore[union-attr]
 
     def outputs_table(self, source: str, source_task: int, stream: str, rows: pa.Table, kept: bool) -> None:
-        """Keep a table of outputs a task emitted on one stream, one :class:`Output` per row."""
+        """Keep a table of outputs a task emitted on one stream, as a table until something reads them."""
         at = (self.routing.position[source], source_task)
-        self.outputs.setdefault(at, []).extend([Output(source, source_task, stream, v) for v in table_rows(rows)])
+        self.outputs.setdefault(at, []).append(TableRun(source, source_task, stream, rows))
 
     def output_table(self, source: str, stream: str, rows: pa.Table, order: Order) -> None:
         """Keep a spout's rows on a stream nobody subscribes to, as outputs."""
         self.outputs_table(source, SPOUT_TASK, stream, rows, False)
 
-    def in_order(self) -> list[Output]:
+    def in_order(self) -> OutputRows:
         """The outputs in delivery order: spouts' first, then each bolt's in topological order, by task."""
-        return [o for at in sorted(self.outputs) for o in self.outputs[at]]
+        return OutputRows(run for at in sorted(self.outputs) for run in self.outputs[at])
 
 
 class DriverStages:
