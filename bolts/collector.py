@@ -7,6 +7,7 @@ import reprlib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from bolts.codecs.value_codec import untravelled_arrow_type
 from bolts.errors import ERROR_FIELDS
 from bolts.tuples import DEFAULT_STREAM, Fields, Tuple
 from windowing.arrow_values import table_rows
@@ -186,6 +187,13 @@ class OutputCollector:
             msg = (f"emit_table: stream {stream!r} of {self._who()} has the fields {fields.to_list()}; the table's "
                    f"columns are {table.column_names} (select or rename them to match, in order)")
             raise ValueError(msg)
+        for column in table.schema:
+            bad = untravelled_arrow_type(column.type)
+            if bad is not None:
+                msg = (f"emit_table: column {column.name!r} of stream {stream!r} of {self._who()} is of type "
+                       f"{column.type}, whose {bad} values cannot travel between tasks or be stored (cast the "
+                       "column, or register its Python class with Config.register_serialization)")
+                raise TypeError(msg)
         if not table.num_rows:
             return
         if self.debug:

@@ -211,6 +211,8 @@ class TupleTable:
         if segment.table is not None and segment.rows is None:
             return segment.table
         rows = segment.rows or []
+        if not segment.fields:  # no column, but as many rows as tuples
+            return pa.table({"_": pa.nulls(len(rows))}).drop_columns(["_"])
         try:
             columns = [pa.array(list(column)) for column in zip(*rows, strict=True)]
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError, ValueError) as exc:

@@ -309,6 +309,8 @@ class FieldsGrouping(Grouping):
 
         if table.num_rows == 0:
             return [table] * n
+        if any(pa.types.is_nested(table.schema.field(name).type) for name in self.fields):
+            return super().split(table, fields, n, counter)  # no dictionary kernel for lists, structs, maps
         # Each key column as dictionary codes; the codes combined into one code per distinct key.
         combined: Any = None
         dictionaries = []

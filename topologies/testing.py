@@ -303,8 +303,10 @@ class BoltHarness:
         if stream not in self._fields:
             msg = f"BoltHarness.feed_table: stream {stream!r} is not an input; inputs are: {', '.join(self.streams)}"
             raise ValueError(msg)
+        import pyarrow as pa
+
         fields = self._fields[stream]
-        if list(getattr(table, "column_names", ())) != list(fields):
+        if not isinstance(table, pa.Table) or table.column_names != list(fields):
             msg = (f"BoltHarness.feed_table: `table` must be a pyarrow.Table with the columns {fields.to_list()}; "
                    f"got {getattr(table, 'column_names', type(table).__name__)!r}")
             raise ValueError(msg)

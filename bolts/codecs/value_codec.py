@@ -29,7 +29,8 @@ import dataclasses
 import struct
 import sys
 from collections.abc import Callable
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
+from decimal import Decimal
 from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
 
@@ -283,6 +284,41 @@ def from_extension(code: int, data: bytes) -> Any:
     if code == PICKLE_EXT:
         return pickle_fallback.unpickled(data)
     return msgpack.ExtType(code, data)
+
+
+def untravelled_arrow_type(kind: Any) -> Any:
+    """The first type in Arrow type ``kind`` (nested ones searched) whose values cannot be packed; None if all can.
+
+    Numbers, strings, binaries, booleans, nulls, timestamps and dates always
+    can, and lists, structs, maps and dictionaries of them. A decimal, a time
+    of day or a duration can when its Python value can (a registered class,
+    or the pickle fall-back); any other type (intervals, unions, extension
+    types) cannot.
+    """
+    import pyarrow as pa
+
+    t = pa.types
+    if (t.is_null(kind) or t.is_boolean(kind) or t.is_integer(kind) or t.is_floating(kind) or t.is_string(kind)
+            or t.is_large_string(kind) or t.is_binary(kind) or t.is_large_binary(kind)
+            or t.is_fixed_size_binary(kind) or t.is_timestamp(kind) or t.is_date(kind)):
+        return None
+    if t.is_list(kind) or t.is_large_list(kind) or t.is_fixed_size_list(kind):
+        return untravelled_arrow_type(kind.value_type)
+    if t.is_map(kind):
+        return untravelled_arrow_type(kind.key_type) or untravelled_arrow_type(kind.item_type)
+    if t.is_struct(kind):
+        return next((bad for i in range(kind.num_fields) if (bad := untravelled_arrow_type(kind.field(i).type))), None)
+    if t.is_dictionary(kind):
+        return untravelled_arrow_type(kind.value_type)
+    sample = (Decimal(0) if t.is_decimal(kind) else time(0) if t.is_time(kind)
+              else timedelta(0) if t.is_duration(kind) else None)
+    if sample is None:
+        return kind
+    try:
+        pack_value(sample)
+    except TypeError:
+        return kind
+    return None
 
 
 def pack_value(value: Any) -> bytes:

@@ -9,6 +9,7 @@ the run to the error stream (or fails the batch); a failed tuple fails it.
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -173,3 +174,32 @@ def test_feed_table_refuses_a_table_without_the_streams_fields():
     with pytest.raises(ValueError, match=r"BoltHarness.feed_table: `table` must be a pyarrow.Table with the columns "
                                          r"\['key', 'value'\]; got \['value', 'key'\]"):
         h.feed_table(ROWS.select(["value", "key"]))
+
+
+def test_a_column_whose_values_cannot_travel_is_refused_naming_it():
+    table = pa.table({"key": ["a"], "value": pa.array([Decimal("1.5")], pa.decimal128(5, 2))})
+    h = BoltHarness(Emits(lambda t: table), ("key", "value"))
+    with pytest.raises(TypeError, match=r"emit_table: column 'value' of stream 'default' of bolt 'bolt' is of type "
+                                        r"decimal128\(5, 2\), whose decimal128\(5, 2\) values cannot travel"):
+        h.feed_table(ROWS)
+    nested = pa.table({"key": ["a"], "value": pa.array([[dt.timedelta(1)]], pa.list_(pa.duration("s")))})
+    with pytest.raises(TypeError, match=r"is of type list<item: duration\[s\]>, whose duration\[s\] values"):
+        BoltHarness(Emits(lambda t: nested), ("key", "value")).feed_table(ROWS)
+
+
+def test_a_stream_without_fields_gives_a_table_of_as_many_rows_as_tuples():
+    seen = []
+
+    class Count(BaseBolt):
+        def execute_table(self, input):
+            seen.append((len(input), input.to_arrow().num_rows))
+
+    h = BoltHarness(Count(), fields=())
+    h.feed([])
+    h.feed_batch([[], []])
+    assert seen == [(1, 1), (1, 1), (1, 1)]
+
+
+def test_feed_table_refuses_a_record_batch():
+    with pytest.raises(ValueError, match=r"BoltHarness.feed_table: `table` must be a pyarrow\.Table"):
+        BoltHarness(ColumnarScale(), ("key", "value")).feed_table(ROWS.to_batches()[0])

@@ -139,3 +139,18 @@ def test_table_emissions_come_back_from_their_commit_equal(emissions):
     for (stream, values, *rest), (got_stream, got, *got_rest) in zip(emissions, back, strict=True):
         assert (stream, rest) == (got_stream, got_rest)
         assert got.equals(values) if is_table(values) else got == values
+
+
+def test_a_fields_grouping_on_a_list_key_routes_a_table_as_its_rows():
+    """Arrow has no dictionary kernel for nested columns: such a key is hashed row by row, as emit does."""
+    routing = RoutingTable(streams={"src": {"default": Fields("k", "v")}},
+                           subscribers={("src", "default"): (("by_k", FieldsGrouping(Fields("k")), 3),)},
+                           position={"src": 1, "by_k": 2})
+    table = pa.table({"k": [[1, 2], [3], [], [1, 2], None], "v": [10, 20, 30, 40, 50]})
+    routed = routing.table_routes({}, "src", 0, "default", table)
+    got = {task: share.column("v").to_pylist() for _, task, share in routed}
+    expected: dict[int, list[int]] = {}
+    for row in table.to_pylist():
+        (_, task), = routing.row_targets({}, "src", 0, "default", [row["k"], row["v"]])
+        expected.setdefault(task, []).append(row["v"])
+    assert got == expected

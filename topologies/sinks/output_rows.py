@@ -89,6 +89,10 @@ class OutputRows(Sequence[Output]):
     def __repr__(self) -> str:
         return f"OutputRows({self._list()!r})"
 
+    def plus(self, runs: Iterable[Run]) -> OutputRows:
+        """These outputs, then those of ``runs``."""
+        return OutputRows([*self._runs, *runs])
+
     def of_streams(self, streams: Collection[str]) -> OutputRows:
         """The outputs of ``streams`` (``"component:stream"``), in order."""
         runs: list[Run] = []

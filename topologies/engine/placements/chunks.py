@@ -42,6 +42,8 @@ from topologies.engine.batch_layout import PARTITION_COLUMN, BatchLayout, partit
 from topologies.engine.routing import SPOUT_TASK, CounterKey, Order, RoutingTable, route_spout_tables
 from topologies.engine.stage import StageSpec, TaskCache, run_stage_task
 from topologies.engine.wire import ipc_bytes, read_ipc
+from topologies.sinks.output_rows import OutputRows, Run, TableRun
+from topologies.sinks.records import Output
 from topologies.sinks.typed_outputs import StreamTypes
 from windowing.arrow_values import table_rows
 
@@ -287,20 +289,20 @@ def kept_rows(columns: StreamTypes, batches: Iterator[pa.RecordBatch]) -> Iterat
             yield from columns.table(rows).to_batches()
 
 
-def outputs_of(rows: pa.Table) -> list[tuple[str, int, str, list[Any]]]:
-    """The terminal outputs among ``rows`` (:data:`OUT` rows), in delivery order: (component, task, stream, values)."""
+def outputs_of(rows: pa.Table) -> OutputRows:
+    """The terminal outputs among ``rows`` (:data:`OUT` rows), in delivery order; a table's as a table."""
     import pyarrow.compute as pc
 
     out = rows.filter(pc.equal(rows.column("target"), OUT))
     out = out.take(pc.sort_indices(out, [(c, "ascending") for c in ("o1", "o2", "o3", "o4")]))
-    results: list[tuple[str, int, str, list[Any]]] = []
+    runs: list[Run] = []
     for row in out.select(["source", "source_task", "stream", "o1", "o4", "payload"]).to_pylist():
+        source, task = row["source"], row["source_task"]
         if row["o1"] == 0 or row["o4"] == TABLE_PIECE:
-            source, task, stream = row["source"], row["source_task"], row["stream"]
-            results.extend((source, task, stream, v) for v in table_rows(read_ipc(row["payload"])))
+            runs.append(TableRun(source, task, row["stream"], read_ipc(row["payload"])))
         else:
-            results.extend((row["source"], row["source_task"], s, list(v)) for s, v in unpack_value(row["payload"]))
-    return results
+            runs.append([Output(source, task, s, list(v)) for s, v in unpack_value(row["payload"])])
+    return OutputRows(runs)
 
 
 def statuses_of(rows: pa.Table) -> list[bytes]:

@@ -46,7 +46,7 @@ from topologies.engine.placements.spout_plan import SpoutPlan, with_row_numbers
 from topologies.engine.routing import CounterKey, RoutingTable
 from topologies.engine.stage import StageSpec, layers
 from topologies.failures import failure_in
-from topologies.sinks.records import Output, OutputKey
+from topologies.sinks.records import OutputKey
 from topologies.topology import Topology
 
 if TYPE_CHECKING:
@@ -191,7 +191,7 @@ class DistributedStages:
         if not self._spouts_counted:  # no layer read the spouts' frame: its rows come back on their own
             counts = self._count_spouts(self.engine.driver_rows(self._spouts))
         rows = pa.concat_tables([chunks.empty(), *self._driver_rows])
-        outputs = [Output(*o) for o in chunks.outputs_of(rows)]  # by position in the topology: driver mode's order
+        outputs = chunks.outputs_of(rows)  # by position in the topology: driver mode's order
         return KeptOutputs(key, outputs, self._frames, self.engine, delivery, self._seen), counts
 
     def release(self) -> None:

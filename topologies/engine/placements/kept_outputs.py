@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from bolts.codecs.value_codec import unpack_value
 from topologies.engine.delivery.sink_delivery import HeldOutputs, SinkDelivery, arrow_frame, batch_column
+from topologies.sinks.output_rows import OutputRows, Run, as_output_rows
 from topologies.sinks.records import Output, OutputKey
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ class KeptOutputs:
         self.key = key
         self.seen = frozenset(seen)  # the kept streams some task emitted rows of
         self.batch_id = batch_column(key)
-        self.outputs = list(outputs)
+        self.outputs = as_output_rows(outputs)
         self.frames = frames
         self.engine = engine
         self.delivery = delivery
@@ -47,9 +48,10 @@ class KeptOutputs:
         """The session the sinks write with."""
         return self.delivery.session()
 
-    def records(self, streams: Collection[str] | None = None) -> list[Output]:
+    def records(self, streams: Collection[str] | None = None) -> OutputRows:
         """The outputs of ``streams`` (all when None); a kept stream's are brought here from the executors."""
-        held = [o for o in self.outputs if streams is None or f"{o.component}:{o.stream}" in streams]
+        held = self.outputs if streams is None else self.outputs.of_streams(streams)
+        runs: list[Run] = []
         for stream in sorted(self.delivery.kept):
             if streams is not None and stream not in streams:
                 continue
@@ -58,8 +60,8 @@ class KeptOutputs:
                 continue
             rows = self.engine.kept_chunks(self.frames[component], component, name)
             for task, payload in zip(rows.column("task").to_pylist(), rows.column("payload").to_pylist(), strict=True):
-                held.extend(Output(component, task, name, list(values)) for values in unpack_value(payload))
-        return held
+                runs.append([Output(component, task, name, list(values)) for values in unpack_value(payload)])
+        return held.plus(runs)
 
     def has_rows(self, stream: str) -> bool:
         """Whether ``stream`` has outputs in this batch: a task reported rows of it, or the driver holds some."""
