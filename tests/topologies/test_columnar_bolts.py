@@ -114,3 +114,47 @@ def test_a_columnar_bolt_gives_every_downstream_bolt_and_output_what_the_per_tup
     by_component = lambda outs, c: [o for o in outs if o[0] == c]  # noqa: E731
     for component in ("echo", "columnar_echo", "win", "sums"):  # one source stream each: same order too
         assert by_component(got, component) == by_component(expected, component), component
+
+
+class KeptSink:
+    """A sink that keeps ``first:even`` on the executors (as a ``TableSink`` does) and records what it reads."""
+
+    name = "kept"
+    streams = frozenset({"first:even"})
+    schemas: dict = {}
+    keeps_on_executors = True
+
+    def __init__(self) -> None:
+        self.records: list = []
+
+    def write(self, batch):
+        self.records += [(o.component, o.task, o.stream, o.values) for o in batch.records(self.streams)]
+
+
+def run_with_sink(first: type[BaseBolt], batches, mode: str, tmp_path):
+    import uuid
+
+    from topologies.engine.placements import chunks
+    from topologies.engine.placements.local_frames import LocalFrames
+
+    sink = KeptSink()
+    options = {} if mode == "driver" else {
+        "mode": "distributed", "backend": chunks.worker_backend("memory://"), "state_url": "memory://",
+        "name": f"kept-{uuid.uuid4().hex[:6]}", "frames": LocalFrames()}
+    loop = loop_of(topology(first), itertools.count(START, STEP), tmp_path / uuid.uuid4().hex, sinks=[sink], **options)
+    for b, rows in enumerate(batches):
+        loop.run(b, {"events": rows})
+    loop.flush()
+    return sink, [(o.component, o.task, o.stream, o.values) for o in loop.log.all()]
+
+
+def test_a_table_on_a_stream_a_sink_keeps_on_the_executors_reaches_it_as_rows_in_both_modes(tmp_path):
+    batches = [[["a", 100, 3], ["b", 2500, 4], ["a", 4100, 6], ["c", 300, 7]], [["a", 6100, 8], ["b", 8000, 1]]]
+    reference, reference_log = run_with_sink(DoubleOdd, batches, "driver", tmp_path)
+    assert sorted(v for *_, v in reference.records) == [["a", 4100, 6], ["a", 6100, 8], ["b", 2500, 4]]
+    for first in (DoubleOdd, ColumnarDoubleOdd):
+        for mode in ("driver", "distributed"):
+            sink, log = run_with_sink(first, batches, mode, tmp_path)
+            assert sorted(sink.records, key=repr) == sorted(reference.records, key=repr), (first, mode)
+            others = [o for o in reference_log if o[2] != "even"]  # distributed mode keeps the sink's stream there
+            assert sorted((o for o in log if o[2] != "even"), key=repr) == sorted(others, key=repr), (first, mode)
