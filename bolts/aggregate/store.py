@@ -22,7 +22,7 @@ from typing import Any
 
 from bolts.aggregate.window_state import WindowState
 from bolts.aggregate.windows import TableChanges, WindowTable
-from bolts.codecs.value_codec import pack_value, unpack_value
+from bolts.codecs.value_codec import pack_value, unpack_value, value_pack_function
 from bolts.codecs.window_state_codec import META_KEY, seq_key
 from bolts.task_store import WindowStore
 
@@ -44,8 +44,9 @@ def state_writes(
 ) -> tuple[dict[bytes, bytes], list[bytes]]:
     """The puts and deletes that bring the committed state up to date with ``system`` and ``changes``."""
     puts = {META_KEY: pack_value(system)}
+    pack = value_pack_function()  # one packer for the batch's windows
     for seq, ws in changes.windows.items():
-        puts[seq_key(WINDOW_PREFIX, seq)] = pack_value(ws.to_data())
+        puts[seq_key(WINDOW_PREFIX, seq)] = pack(ws.to_data())
     deletes = [seq_key(WINDOW_PREFIX, seq) for seq in sorted(changes.deleted)]
     for key in changes.bucket_keys:
         name = BUCKET_PREFIX + pack_value(list(key))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, timedelta, timezone
 
 import msgpack
@@ -10,7 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bolts import Fields, Tuple
-from bolts.codecs.value_codec import DATETIME_EXT, UTC_DATETIME_EXT, pack_value, unpack_value
+from bolts.codecs.value_codec import (
+    DATETIME_EXT,
+    UTC_DATETIME_EXT,
+    pack_value,
+    unpack_value,
+    value_pack_function,
+)
 from state_backends import open_backend
 from tests.bolts_for_tests import StatefulWindowIds
 from topologies.testing import BoltHarness
@@ -57,6 +64,19 @@ def test_a_datetime_written_as_text_by_an_earlier_squall_still_reads_back():
     value = datetime(2026, 11, 29, 3, 4, 5, 6, tzinfo=UTC)
     back = unpack_value(msgpack.packb(msgpack.ExtType(DATETIME_EXT, value.isoformat().encode())))
     assert back == value and back.utcoffset() == timedelta(0)
+
+
+@given(st.lists(st.one_of(values, st.just([1, {1, 2}]), st.just(["a", 2**64])), max_size=8))
+def test_a_pack_function_writes_what_pack_value_writes_and_a_refused_value_leaves_nothing_behind(run):
+    pack = value_pack_function()
+    for value in run:
+        try:
+            expected = pack_value(value)
+        except TypeError as refused:
+            with pytest.raises(TypeError, match=re.escape(str(refused))):
+                pack(value)
+        else:
+            assert pack(value) == expected
 
 
 def test_other_types_are_refused_by_name():
