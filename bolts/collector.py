@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bolts.codecs.value_codec import untravelled_arrow_type
 from bolts.errors import ERROR_FIELDS
 from bolts.tuples import DEFAULT_STREAM, Fields, Tuple
-from windowing.arrow_values import table_rows
+from windowing.arrow_values import out_of_range, table_rows
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -194,6 +194,11 @@ class OutputCollector:
                        f"{column.type}, whose {bad} values cannot travel between tasks or be stored (cast the "
                        "column, or register its Python class with Config.register_serialization)")
                 raise TypeError(msg)
+            unreadable = out_of_range(table.column(column.name))
+            if unreadable is not None:
+                msg = (f"emit_table: column {column.name!r} of stream {stream!r} of {self._who()} holds "
+                       f"{unreadable}, outside the years 1-9999 a Python date or datetime holds")
+                raise ValueError(msg)
         if not table.num_rows:
             return
         if self.debug:

@@ -309,8 +309,10 @@ class FieldsGrouping(Grouping):
 
         if table.num_rows == 0:
             return [table] * n
-        if any(pa.types.is_nested(table.schema.field(name).type) for name in self.fields):
-            return super().split(table, fields, n, counter)  # no dictionary kernel for lists, structs, maps
+        if any(pa.types.is_nested(kind) or pa.types.is_dictionary(kind)
+               for kind in (table.schema.field(name).type for name in self.fields)):
+            # No dictionary kernel for lists, structs, maps; a dictionary column is kept as it is (nulls too).
+            return super().split(table, fields, n, counter)
         # Each key column as dictionary codes; the codes combined into one code per distinct key.
         combined: Any = None
         dictionaries = []

@@ -91,6 +91,55 @@ def _utc_datetimes(column: Any) -> list[datetime] | None:
         return None
 
 
+# The instants Python's date and datetime hold (years 1 to 9999), from the epoch.
+_FIRST_DAY, _LAST_DAY = -719_162, 2_932_896
+_FIRST_MICRO, _LAST_MICRO = -62_135_596_800_000_000, 253_402_300_799_999_999
+_MICROS_PER_UNIT = {"s": 1_000_000, "ms": 1_000, "us": 1}
+
+
+def out_of_range(column: Any) -> str | None:
+    """A date or timestamp in ``column`` (nested ones searched) no Python ``date``/``datetime`` holds, described.
+
+    Checked on the numbers (minimum and maximum of each chunk), no value
+    built. Nanosecond timestamps are not checked (no ``datetime`` holds
+    their nanoseconds: see ``bolts.codecs.value_codec.untravelled_arrow_type``).
+    """
+    import pyarrow as pa
+
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    return next((found for chunk in chunks if (found := _out_of_range(chunk)) is not None), None)
+
+
+def _out_of_range(array: Any) -> str | None:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind, t = array.type, pa.types
+    if t.is_dictionary(kind):
+        return _out_of_range(array.dictionary)
+    if t.is_list(kind) or t.is_large_list(kind) or t.is_fixed_size_list(kind):
+        return _out_of_range(array.flatten())
+    if t.is_map(kind):
+        return _out_of_range(array.keys) if _out_of_range(array.keys) is not None else _out_of_range(array.items)
+    if t.is_struct(kind):
+        return next((found for field in array.flatten() if (found := _out_of_range(field)) is not None), None)
+    if t.is_date32(kind):
+        numbers, low, high = array.view(pa.int32()), _FIRST_DAY, _LAST_DAY
+    elif t.is_date64(kind):
+        numbers, low, high = array.view(pa.int64()), _FIRST_DAY * 86_400_000, (_LAST_DAY + 1) * 86_400_000 - 1
+    elif t.is_timestamp(kind) and kind.unit in _MICROS_PER_UNIT:
+        per = _MICROS_PER_UNIT[kind.unit]
+        numbers, low, high = array.view(pa.int64()), _FIRST_MICRO // per, _LAST_MICRO // per
+    else:
+        return None
+    extremes = pc.min_max(numbers)
+    smallest, largest = extremes["min"].as_py(), extremes["max"].as_py()
+    for value in (smallest, largest):
+        if value is not None and not low <= value <= high:
+            return f"{value} ({kind} units from the epoch)"
+    return None
+
+
 def table_rows(table: Any) -> list[list[Any]]:
     """The rows of ``table`` as lists of values in column order (:func:`python_values` of each column)."""
     columns = [python_values(table.column(i)) for i in range(table.num_columns)]

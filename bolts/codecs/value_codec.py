@@ -289,15 +289,19 @@ def from_extension(code: int, data: bytes) -> Any:
 def untravelled_arrow_type(kind: Any) -> Any:
     """The first type in Arrow type ``kind`` (nested ones searched) whose values cannot be packed; None if all can.
 
-    Numbers, strings, binaries, booleans, nulls, timestamps and dates always
-    can, and lists, structs, maps and dictionaries of them. A decimal, a time
-    of day or a duration can when its Python value can (a registered class,
-    or the pickle fall-back); any other type (intervals, unions, extension
-    types) cannot.
+    Numbers, strings, binaries, booleans, nulls, timestamps of microseconds or
+    coarser and dates always can, and lists, structs, maps and dictionaries of
+    them. A decimal, a time of day or a duration can when its Python value can
+    (a registered class, or the pickle fall-back). Nanosecond timestamps,
+    times and durations cannot (their Python values drop the nanoseconds, or
+    are pandas' own classes), nor can any other type (intervals, unions, views,
+    extension types).
     """
     import pyarrow as pa
 
     t = pa.types
+    if (t.is_timestamp(kind) or t.is_time(kind) or t.is_duration(kind)) and kind.unit == "ns":
+        return kind
     if (t.is_null(kind) or t.is_boolean(kind) or t.is_integer(kind) or t.is_floating(kind) or t.is_string(kind)
             or t.is_large_string(kind) or t.is_binary(kind) or t.is_large_binary(kind)
             or t.is_fixed_size_binary(kind) or t.is_timestamp(kind) or t.is_date(kind)):

@@ -203,3 +203,17 @@ def test_a_stream_without_fields_gives_a_table_of_as_many_rows_as_tuples():
 def test_feed_table_refuses_a_record_batch():
     with pytest.raises(ValueError, match=r"BoltHarness.feed_table: `table` must be a pyarrow\.Table"):
         BoltHarness(ColumnarScale(), ("key", "value")).feed_table(ROWS.to_batches()[0])
+
+
+def test_values_python_cannot_hold_are_refused_at_emit_table_not_when_read():
+    far = pa.table({"key": ["a"], "value": pa.array([3_000_000], pa.date32())})
+    with pytest.raises(ValueError, match=r"emit_table: column 'value' of stream 'default' of bolt 'bolt' holds "
+                                         r"3000000 \(date32\[day\] units from the epoch\), outside the years 1-9999"):
+        BoltHarness(Emits(lambda t: far), ("key", "value")).feed_table(ROWS)
+    nanos = pa.table({"key": ["a"], "value": pa.array([1], pa.timestamp("ns", "UTC"))})
+    with pytest.raises(TypeError, match=r"is of type timestamp\[ns, tz=UTC\], whose timestamp\[ns, tz=UTC\] values"):
+        BoltHarness(Emits(lambda t: nanos), ("key", "value")).feed_table(ROWS)
+    near = pa.table({"key": ["a"], "value": pa.array([2_932_896], pa.date32())})  # 9999-12-31 travels
+    h = BoltHarness(Emits(lambda t: near), ("key", "value"))
+    h.feed_table(ROWS)
+    assert h.emitted == [("default", ["a", dt.date(9999, 12, 31)])]

@@ -68,3 +68,10 @@ def test_the_output_log_keeps_the_last_outputs_of_tables_without_building_the_dr
     assert all(rows._built is None for rows in log.batches.values())  # trimmed as runs: no record built yet
     assert log.all() == expected
     assert log.count == len(held)
+
+
+def test_a_slice_of_a_big_table_keeps_only_its_rows():
+    big = TableRun("a", 1, "s", pa.table({"v": pa.array(range(100_000), pa.int64())}))
+    kept = OutputRows([big])[-1:]
+    assert list(kept) == [Output("a", 1, "s", [99_999])]
+    assert kept._runs[0].table.get_total_buffer_size() < 1_000  # a copy of its row, not a view of the whole

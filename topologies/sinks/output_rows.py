@@ -12,6 +12,8 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
+import numpy as np
+
 from topologies.sinks.records import Output
 from windowing.arrow_values import table_rows
 
@@ -114,7 +116,9 @@ def _cut(runs: Sequence[Run], start: int, stop: int) -> list[Run]:
         lo, hi = max(start - at, 0), min(stop - at, size)
         if lo < hi:
             if isinstance(run, TableRun):
-                out.append(TableRun(run.component, run.task, run.stream, run.table.slice(lo, hi - lo)))
+                # A copy of the rows kept, so a trimmed run does not hold its whole table's memory.
+                kept = run.table if (lo, hi) == (0, size) else run.table.take(np.arange(lo, hi, dtype=np.int64))
+                out.append(TableRun(run.component, run.task, run.stream, kept))
             else:
                 out.append(run[lo:hi])
         at += size
