@@ -47,8 +47,9 @@ class BaseBolt:
         """Process a run of tuples from one source task on one stream at once, as columns (``input.to_arrow()``).
 
         A bolt that overrides it is *columnar*: each micro-batch reaches it as
-        one call per run of tuples (a spout's rows of one Spark partition,
-        what one upstream task emitted on one stream), in delivery order, and it
+        one call per run of tuples (a spout's rows of one Spark partition, a
+        table an upstream bolt emitted, or a stretch of tuples it emitted one
+        at a time on one stream), in delivery order, and it
         emits Arrow tables with ``self.collector.emit_table(table)`` (``emit``
         works too). The default calls :meth:`execute` for each tuple.
         """

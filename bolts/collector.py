@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bolts.codecs.value_codec import untravelled_arrow_type
 from bolts.errors import ERROR_FIELDS
 from bolts.tuples import DEFAULT_STREAM, Fields, Tuple
-from windowing.arrow_values import out_of_range, table_rows
+from windowing.arrow_values import out_of_range
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -206,12 +206,7 @@ class OutputCollector:
                            table.num_rows, stream, _SHORT.repr(table.slice(0, 3).to_pylist()))
         if self.routes is not None:
             self.routes.note_table(stream, table)
-        keep = getattr(self.sink, "table", None)
-        if keep is not None:
-            keep(stream, table)
-            return
-        for values in table_rows(table):  # a sink that takes one tuple at a time
-            self.sink(stream, values)
+        self.sink.table(stream, table)  # type: ignore[attr-defined]  # every task's sink keeps tables (EmitBuffer)
 
     def emit_direct(self, task_id: int, *args: Any, stream: str | None = None) -> None:
         """Emit one tuple to task ``task_id`` only, on a stream declared direct.
