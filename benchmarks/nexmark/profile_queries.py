@@ -41,7 +41,13 @@ WRAPPERS = 0.9  # a function with more of the run than this, by cumulative time,
 
 
 def view_table(events: pa.Table, spout: NexmarkView) -> pa.Table:
-    """``spout``'s view of ``events`` in Arrow: its kind's rows, its fields (timestamps in µs, as Spark gives them)."""
+    """``spout``'s view of ``events`` in Arrow: its kind's rows, its fields (timestamps in µs, as Spark gives them).
+
+    A view with a ``where`` is refused: its predicate is Spark SQL, which only Spark's scan evaluates.
+    """
+    if spout.where is not None:
+        msg = f"profile_queries: the {spout.kind} view filters with Spark SQL ({spout.where!r}): only Spark can"
+        raise ValueError(msg)
     rows = events.filter(pc.equal(events["event_type"], KINDS[spout.kind]))
     columns = {}
     for field in spout.view_fields:

@@ -55,17 +55,23 @@ class NexmarkView(Spout):
 
     Its DataFrame is :func:`views.view` of the workload's files, so Spark's scan
     filters the kind's rows and reads only ``view_fields`` for squall as for
-    Spark's own query. It keeps only plain settings, so it travels to where
-    the bolts run, in every placement.
+    Spark's own query. ``where`` (a Spark SQL predicate over the view's
+    fields) keeps only the rows for which it is true, in the same scan, so no
+    Python process decodes the others. It keeps only plain settings, so it
+    travels to where the bolts run, in every placement.
     """
 
-    def __init__(self, workload: Workload, kind: str, view_fields: Sequence[str], stream: str = "default") -> None:
+    def __init__(
+        self, workload: Workload, kind: str, view_fields: Sequence[str], stream: str = "default",
+        where: str | None = None,
+    ) -> None:
         super().__init__([f.partition(" AS ")[2] or f for f in view_fields], stream)
-        self.workload, self.kind, self.view_fields = workload, kind, tuple(view_fields)
+        self.workload, self.kind, self.view_fields, self.where = workload, kind, tuple(view_fields), where
 
     def dataframe(self, spark: SparkSession) -> DataFrame:
-        """The view, ``files_per_batch`` files per micro-batch."""
-        return view(events(spark, self.workload), self.kind, self.view_fields)
+        """The view (and its ``where``), ``files_per_batch`` files per micro-batch."""
+        rows = view(events(spark, self.workload), self.kind, self.view_fields)
+        return rows if self.where is None else rows.where(self.where)
 
 
 def run_to_end(df: DataFrame, output_mode: str = "append") -> str:
