@@ -303,12 +303,24 @@ class FieldsGrouping(Grouping):
         return [fields_task([values[fields.index(f)] for f in self.fields], n)]
 
     def split(self, table: pa.Table, fields: Fields, n: int, counter: int) -> list[pa.Table]:
-        """:func:`fields_task` once per distinct key (on the values a row would give), then a ``take`` per task."""
+        """Each row's :func:`fields_task` (on the values a row would give), then a ``filter`` per task.
+
+        Keys of integers, booleans and floating point are hashed with numpy
+        (:func:`~topologies.spark_hash.column_hashes`); others once per
+        distinct key in Python.
+        """
+        import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
 
+        from topologies.spark_hash import column_hashes
+
         if table.num_rows == 0:
             return [table] * n
+        hashes = column_hashes([table.column(name) for name in self.fields])
+        if hashes is not None:
+            targets = pa.array(np.mod(hashes.astype(np.int64), n))  # pmod, as fields_task's % gives
+            return [table.filter(pc.equal(targets, task)) for task in range(n)]
         if any(pa.types.is_nested(kind) or pa.types.is_dictionary(kind)
                for kind in (table.schema.field(name).type for name in self.fields)):
             # No dictionary kernel for lists, structs, maps; a dictionary column is kept as it is (nulls too).

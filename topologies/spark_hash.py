@@ -19,6 +19,10 @@ is (as a null column does). Key columns of other Spark types (decimals,
 ``timestamp_ntz``, structs, arrays) are hashed in Python on both paths.
 Any other value (a tuple, a registered object) is hashed by the bytes of its
 stable text (:func:`topologies.groupings.key_text` of it alone).
+
+:func:`column_hashes` computes the same numbers over whole Arrow columns of
+integers, booleans and floating point with numpy, for rows cut by key in this
+process (:meth:`topologies.groupings.FieldsGrouping.split`).
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
     from pyspark.sql import Column
     from pyspark.sql.types import DataType
 
@@ -115,6 +121,76 @@ def spark_hash(values: Sequence[Any], text: Callable[[Any], str] = repr) -> int:
     for value in values:
         h = hash_value(value, h, text)
     return h - (1 << 32) if h & 0x80000000 else h
+
+
+def column_hashes(columns: Sequence[pa.Array | pa.ChunkedArray]) -> np.ndarray | None:
+    """:func:`spark_hash` of each row's values of ``columns`` (of equal length), as signed 32-bit ints.
+
+    Each value is the one its Python value would give: integers and booleans
+    by ``hashLong`` of the number, ``float32``/``float64`` by ``hashLong`` of the
+    double's bits (``-0.0`` as ``0.0``, every NaN as Java's one NaN), and a null
+    leaves the row's hash as it is. None when a column is of any other type
+    (those are hashed value by value).
+    """
+    import numpy as np
+
+    rows = len(columns[0]) if columns else 0
+    h = np.full(rows, SEED, np.uint32)
+    for column in columns:
+        bits = _long_bits(column)
+        if bits is None:
+            return None
+        hashed = _hash_longs(bits, h)
+        h = hashed if column.null_count == 0 else np.where(_valid(column), hashed, h)
+    return h.view(np.int32)
+
+
+def _long_bits(column: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
+    """The 64 bits ``hashLong`` takes for each value of ``column`` (a null's are 0), or None for another type."""
+    import numpy as np
+    import pyarrow as pa
+
+    kind = column.type
+    if not (pa.types.is_integer(kind) or pa.types.is_boolean(kind) or kind in (pa.float32(), pa.float64())):
+        return None
+    values = column.fill_null(False if pa.types.is_boolean(kind) else 0).to_numpy(zero_copy_only=False)
+    if pa.types.is_floating(kind):
+        doubles = values.astype(np.float64)
+        bits = np.where(doubles == 0.0, 0.0, doubles).view(np.uint64)  # -0.0 hashes as 0.0
+        return np.where(np.isnan(doubles), np.uint64(0x7FF8000000000000), bits)  # doubleToLongBits' one NaN
+    if kind == pa.uint64():
+        return values
+    return values.astype(np.int64).view(np.uint64)  # two's complement, as Python's & of a negative int gives
+
+
+def _valid(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    import pyarrow.compute as pc
+
+    return pc.is_valid(column).to_numpy(zero_copy_only=False)  # type: ignore[no-any-return]
+
+
+def _hash_longs(bits: np.ndarray, seed: np.ndarray) -> np.ndarray:
+    """:func:`hash_long` of each of ``bits`` (uint64) from each of ``seed`` (uint32), in uint32 arithmetic."""
+    import numpy as np
+
+    def mix_k1(k1: np.ndarray) -> np.ndarray:
+        k1 = k1 * np.uint32(0xCC9E2D51)
+        k1 = (k1 << np.uint32(15)) | (k1 >> np.uint32(17))
+        return k1 * np.uint32(0x1B873593)  # type: ignore[no-any-return]
+
+    def mix_h1(h1: np.ndarray, k1: np.ndarray) -> np.ndarray:
+        h1 = h1 ^ k1
+        h1 = (h1 << np.uint32(13)) | (h1 >> np.uint32(19))
+        return h1 * np.uint32(5) + np.uint32(0xE6546B64)  # type: ignore[no-any-return]
+
+    low = (bits & np.uint64(_MASK)).astype(np.uint32)
+    high = (bits >> np.uint64(32)).astype(np.uint32)
+    h1 = mix_h1(mix_h1(seed, mix_k1(low)), mix_k1(high)) ^ np.uint32(8)
+    h1 ^= h1 >> np.uint32(16)
+    h1 *= np.uint32(0x85EBCA6B)
+    h1 ^= h1 >> np.uint32(13)
+    h1 *= np.uint32(0xC2B2AE35)
+    return h1 ^ (h1 >> np.uint32(16))  # type: ignore[no-any-return]
 
 
 #: Spark types a key column may have for Spark to compute its hash in the plan, each normalised as above.
