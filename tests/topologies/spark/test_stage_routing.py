@@ -188,3 +188,22 @@ def test_each_task_of_a_spark_stage_runs_alone_in_its_partition_an_idle_one_too(
         assert ran[4][1] == [b"4-0", b"4-1", b"4-2", b"from b"]
         assert all(payloads == [] for task, (_, payloads) in ran.items() if task not in (0, 4))  # idle: no ticks
         engine.release([out])
+
+
+def test_a_layers_tick_rows_are_planned_once_per_jvm_session(spark):
+    """A classic foreachBatch wraps the query's one JVM session anew each batch: the ticks' plan is reused across them.
+
+    Another session (Connect's per-batch sessions, ``newSession``) gets its own plan.
+    """
+    from pyspark.sql import SparkSession
+
+    engine = SparkFrames(spark)
+    stages = [LayerStage([], "x", 3, _where_it_ran)]
+    first = engine.ticks(spark, stages)
+    rewrapped = SparkSession(spark.sparkContext, spark._jsparkSession)  # what foreachBatch hands each batch
+    assert rewrapped is not spark
+    assert engine.ticks(rewrapped, stages) is first
+    other = spark.newSession()
+    again = engine.ticks(other, stages)
+    assert again is not first and again.sparkSession is other
+    assert sorted(tuple(r) for r in again.select("source", "task").collect()) == [("x", 0), ("x", 1), ("x", 2)]

@@ -222,13 +222,15 @@ class SparkFrames:
         """One row per ``(bolt, task)`` of the layer (``source`` and ``task``), made by one Spark task.
 
         Made once per session and layer: the same plan serves every batch (it
-        reads nothing), which saves its calls to Spark in each.
+        reads nothing), which saves its calls to Spark in each. A classic
+        ``foreachBatch`` hands each batch a new Python wrapper of the query's
+        one JVM session, so sessions are compared by that JVM session.
         """
         from pyspark.sql import functions as F
 
         key = tuple((st.bolt, st.parallelism) for st in stages)
         made = self._ticks.get(key)
-        if made is None or made[0] is not session:
+        if made is None or not _same_session(made[0], session):
             names = [st.bolt for st in stages for _ in range(st.parallelism)]
             tasks = [t for st in stages for t in range(st.parallelism)]
             row = F.col("id").cast("int") + 1
@@ -320,6 +322,14 @@ class SparkFrames:
     def kept_chunks(self, frame: DataFrame, bolt: str, stream: str) -> pa.Table:
         """The kept chunks of ``bolt``'s ``stream``, collected."""
         return frame.filter(_kept(bolt, stream)).select("task", "payload").toArrow()
+
+
+def _same_session(a: SparkSession, b: SparkSession) -> bool:
+    """Whether ``a`` and ``b`` are one session: the same object, or classic wrappers of one JVM session."""
+    if a is b:
+        return True
+    java_a, java_b = getattr(a, "_jsparkSession", None), getattr(b, "_jsparkSession", None)  # None under Connect
+    return java_a is not None and java_b is not None and bool(java_a.equals(java_b))
 
 
 def _kept(bolt: str, stream: str) -> Column:
