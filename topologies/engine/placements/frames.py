@@ -53,7 +53,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import cache, lru_cache, partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 import topologies.engine.placements.chunks as routed
@@ -64,6 +64,7 @@ from topologies.spark_hash import spark_hash
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import Column, DataFrame, SparkSession
+    from pyspark.sql.types import StructType
 
 SpoutFn = Callable[[Iterator["pa.RecordBatch"]], Iterator["pa.RecordBatch"]]
 TaskFn = Callable[[tuple[Any, ...], "pa.Table"], "pa.Table"]
@@ -248,7 +249,7 @@ class SparkFrames:
         Nothing runs yet: the first stage that reads the frame computes it (and
         caches it when ``keep``), so the spouts cost no job of their own.
         """
-        frame = source.mapInArrow(fn, routed.SCHEMA)
+        frame = source.mapInArrow(fn, frame_schema())
         return frame.persist() if keep else frame
 
     def layer(self, stages: Sequence[LayerStage], *, spout_rows: DataFrame | None = None,
@@ -286,7 +287,7 @@ class SparkFrames:
                        + F.pmod(F.col("task"), F.element_at(width, bolt))).otherwise(F.lit(0))
         slots = F.array(*(F.lit(s).cast("bigint") for s in task_slots(total)))  # longs: task_slots hashes longs
         placed = inputs.repartition(total, F.element_at(slots, index.cast("int") + 1))
-        out = placed.mapInArrow(partial(_run_layer_tasks, {st.bolt: st.fn for st in stages}), routed.SCHEMA)
+        out = placed.mapInArrow(partial(_run_layer_tasks, {st.bolt: st.fn for st in stages}), frame_schema())
         with fixed_plan(session):  # persist() plans the frame at once, the collect when it runs
             if keep:
                 out = out.persist()
@@ -322,6 +323,16 @@ class SparkFrames:
     def kept_chunks(self, frame: DataFrame, bolt: str, stream: str) -> pa.Table:
         """The kept chunks of ``bolt``'s ``stream``, collected."""
         return frame.filter(_kept(bolt, stream)).select("task", "payload").toArrow()
+
+
+@cache
+def frame_schema() -> StructType:
+    """:data:`routed.SCHEMA` as a ``StructType``: a DDL string would be parsed by the JVM at every ``mapInArrow``."""
+    from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType
+
+    kinds = {"string": StringType(), "bigint": LongType(), "binary": BinaryType()}
+    return StructType([StructField(name, kinds[kind]) for name, kind in
+                       (column.split(" ") for column in routed.SCHEMA.split(", "))])
 
 
 def _same_session(a: SparkSession, b: SparkSession) -> bool:
