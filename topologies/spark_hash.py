@@ -130,12 +130,15 @@ def column_hashes(columns: Sequence[pa.Array | pa.ChunkedArray]) -> np.ndarray |
     by ``hashLong`` of the number, ``float32``/``float64`` by ``hashLong`` of the
     double's bits (``-0.0`` as ``0.0``, every NaN as Java's one NaN), and a null
     leaves the row's hash as it is. None when a column is of any other type
-    (those are hashed value by value).
+    (those are hashed value by value). ``ValueError`` for no columns (no row
+    count to give hashes for).
     """
     import numpy as np
 
-    rows = len(columns[0]) if columns else 0
-    h = np.full(rows, SEED, np.uint32)
+    if not columns:
+        msg = "column_hashes: no columns to hash"
+        raise ValueError(msg)
+    h = np.full(len(columns[0]), SEED, np.uint32)
     for column in columns:
         bits = _long_bits(column)
         if bits is None:

@@ -55,6 +55,8 @@ def test_columns_of_other_types_are_left_to_the_python_hash():
     ints = pa.array([1, 2])
     for other in (pa.array(["a", "b"]), pa.array([1, 2], pa.timestamp("us", "UTC")), pa.array([b"a", b"b"])):
         assert column_hashes([ints, other]) is None
+    with pytest.raises(ValueError, match="column_hashes: no columns to hash"):
+        column_hashes([])
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 7])
