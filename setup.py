@@ -13,7 +13,9 @@ TESTS = [
     # 127.0.0.1. From 5.2.2: 5.2.1 answers CompleteMultipartUpload with a root element pyarrow refuses (moto#10055).
     "moto[server]>=5.2.2",
 ]
-REDIS = ["redis>=5"]
+# hiredis: redis-py's C reply parser. A task rebuilt from its store reads every window back (tens of thousands of
+# values a task on Nexmark's q5); redis-py's own parser, in Python, took most of that time.
+REDIS = ["redis[hiredis]>=5"]
 HBASE = ["happybase>=1.2"]
 # PySpark is a range, not one version. squall needs 4.0's DataFrame.toArrow and groupBy().applyInArrow (plus
 # mapInArrow, and under Spark Connect foreachBatch and addArtifacts); the floor is the oldest release its Spark tests

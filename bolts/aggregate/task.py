@@ -57,8 +57,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("squall.bolts")
 # 2: holds replace the timestamp spans of version 1; 3: output watermarks, GC holds; 4: AfterWatermark's phase
-# and its early child's finished bit
-SNAPSHOT_VERSION = 4
+# and its early child's finished bit; 5: a window in its short form (WindowState.to_data) where it can be
+SNAPSHOT_VERSION = 5
+READABLE_VERSIONS = (4, 5)  # 5 adds a record form only: state written at 4 reads back the same
 
 
 def _drop(values: list[Any]) -> None:
@@ -66,12 +67,13 @@ def _drop(values: list[Any]) -> None:
 
 
 def check_version(state: dict[str, Any]) -> None:
-    """``ValueError`` unless ``state`` (a snapshot or a store's system state) has this version's layout."""
-    if state.get("version") != SNAPSHOT_VERSION:
-        msg = (
-            f"AggregateTask.restore: snapshot version {state.get('version')!r}, expected {SNAPSHOT_VERSION}; "
-            "state written by an older squall cannot be resumed: start from an empty store"
-        )
+    """``ValueError`` unless ``state`` (a snapshot or a store's system state) has a layout this version reads."""
+    version = state.get("version")
+    if version not in READABLE_VERSIONS or isinstance(version, bool):
+        newer = isinstance(version, int) and not isinstance(version, bool) and version > SNAPSHOT_VERSION
+        advice = ("it was written by a newer squall: resume it with that version" if newer else
+                  "state written by an older squall cannot be resumed: start from an empty store")
+        msg = f"AggregateTask.restore: snapshot version {version!r}, expected {SNAPSHOT_VERSION}; {advice}"
         raise ValueError(msg)
 
 

@@ -63,7 +63,16 @@ class WindowState:
         self.hold = _widen(self.hold, low, high)
 
     def to_data(self) -> list[Any]:
-        """Plain lists and dicts."""
+        """Plain lists and dicts: every field, or the short form when it is enough.
+
+        The short form, ``[key, start, end, acc, seq, has_new, hold]``, is for a
+        window whose other fields are a new window's (no trigger state, timers,
+        GC hold, panes, retractions; open; no tuples since the last
+        consultation), which most live windows are.
+        """
+        if (not self.trigger and not self.timers and self.extra_hold is None and self.history == NO_PANES
+                and self.last is None and not self.retractions and not self.closed and not self.batch_tuples):
+            return [list(self.key), self.window.start, self.window.end, self.acc, self.seq, self.has_new, self.hold]
         return [
             list(self.key),
             self.window.start,
@@ -84,7 +93,10 @@ class WindowState:
 
     @classmethod
     def from_data(cls, data: list[Any]) -> WindowState:
-        """Rebuild from :meth:`to_data`."""
+        """Rebuild from :meth:`to_data` (either of its forms)."""
+        if len(data) == len(_SHORT_FIELDS):
+            key, start, end, acc, seq, has_new, hold = data
+            return cls(tuple(key), Window(start, end), acc, seq, has_new=has_new, hold=hold)
         key, start, end, acc, seq, trigger, timers, has_new, hold, extra, history, last, *rest = data
         retractions, closed, batch = rest
         return cls(
@@ -103,6 +115,9 @@ class WindowState:
             closed,
             batch,
         )
+
+
+_SHORT_FIELDS = ("key", "start", "end", "acc", "seq", "has_new", "hold")  # to_data's short form
 
 
 def _widen(span: list[int] | None, low: int, high: int) -> list[int]:
