@@ -95,7 +95,6 @@ def _spark_bids(price: str):
 
 
 def _spark_selection(spark, workload: Workload) -> ReadAnswer:
-
     bids = view(events(spark, workload), "bid", ("auction", "price"))
     table = run_to_end(bids.where(SELECTED))
     return lambda: copies(rows_of(spark, table, ["auction", "price"]))

@@ -69,7 +69,7 @@ def _drop(values: list[Any]) -> None:
 def check_version(state: dict[str, Any]) -> None:
     """``ValueError`` unless ``state`` (a snapshot or a store's system state) has a layout this version reads."""
     version = state.get("version")
-    if version not in READABLE_VERSIONS or isinstance(version, bool):
+    if version not in READABLE_VERSIONS:
         newer = isinstance(version, int) and not isinstance(version, bool) and version > SNAPSHOT_VERSION
         advice = ("it was written by a newer squall: resume it with that version" if newer else
                   "state written by an older squall cannot be resumed: start from an empty store")

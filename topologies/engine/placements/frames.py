@@ -237,7 +237,7 @@ class SparkFrames:
             row = F.col("id").cast("int") + 1
             given = {"source": F.element_at(F.array(*(F.lit(n) for n in names)), row),
                      "task": F.element_at(F.array(*(F.lit(t) for t in tasks)), row).cast("bigint")}
-            types = dict(column.split(" ") for column in routed.SCHEMA.split(", "))
+            types = {f.name: f.dataType for f in frame_schema().fields}
             frame = session.range(0, len(names), 1, 1).select(*(  # every column of a frame, the others null
                 given.get(c, F.lit(None).cast(types[c])).alias(c) for c in routed.COLUMNS))
             made = self._ticks[key] = (session, frame)
