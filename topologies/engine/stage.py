@@ -14,6 +14,15 @@ committed batch id (and the submission is the same); otherwise another process
 ran it since, a commit failed, or Spark runs the batch again after a failure,
 and the task is rebuilt from the store. A task is taken out of the cache while
 it runs, so a failure never leaves a half-run task behind.
+
+The cache lets go of a task it could never use warm again: one of an earlier
+submission of the same topology, and one whose last commit is older than the
+store's last commit of the task now running in the same submission (every task
+of a submission commits every batch, so another process ran it since). A
+Spark worker's cache also lets go of any task idle for longer than a Python
+worker may sit idle before Spark stops it (:data:`WORKER_IDLE_SECONDS`): the
+tasks of a query that has ended would otherwise stay in the worker's memory
+for as long as other queries keep it busy.
 """
 
 from __future__ import annotations
@@ -93,6 +102,10 @@ class FiredCounter:
         self.count += 1
 
 
+WORKER_IDLE_SECONDS = 60.0
+"""How long a Spark worker keeps a task nobody runs: as long as Spark keeps an idle Python worker (one minute)."""
+
+
 @dataclass
 class _Warm:
     generation: str
@@ -100,6 +113,7 @@ class _Warm:
     store: TaskStore
     fired: FiredCounter
     committed: int | None
+    used: float = 0.0  # the cache's clock when the task last ran
 
 
 @dataclass
@@ -115,12 +129,20 @@ class TaskResult:
 
 
 class TaskCache:
-    """The tasks a process keeps warm between batches (see the module docstring); ``backend`` opens a state URL."""
+    """The tasks a process keeps warm between batches (see the module docstring); ``backend`` opens a state URL.
 
-    def __init__(self, backend: Callable[[str], StateBackend]) -> None:
+    ``idle_seconds``: a task not run for longer is let go (None: kept while it
+    can be used warm); ``clock`` measures it in seconds.
+    """
+
+    def __init__(self, backend: Callable[[str], StateBackend], idle_seconds: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.backend = backend
+        self.idle_seconds = idle_seconds
+        self.clock = clock
         self.tasks: dict[tuple[str, str, str, int], _Warm] = {}
         self.builds = 0  # tasks built from the store (a first batch, a move, a replay)
+        self.dropped = 0  # tasks let go unused: stale, of an earlier submission, or idle too long
 
     def run(self, spec: StageSpec, index: int, batch: TaskInput, routing: RoutingTable,
             starts: Mapping[CounterKey, int]) -> TaskResult:
@@ -128,7 +150,9 @@ class TaskCache:
         key = (spec.state_url, spec.topology, spec.component, index)
         warm = self.tasks.pop(key, None)
         store = TaskStore(self.backend(spec.state_url).namespace(namespace_name(spec.topology, spec.component, index)))
-        if warm is None or warm.generation != spec.generation or warm.committed != store.committed_batch_id():
+        committed = store.committed_batch_id()
+        self._let_go(spec, committed)
+        if warm is None or warm.generation != spec.generation or warm.committed != committed:
             warm = self._build(spec, index, store, routing)
         task = warm.built.task
         if isinstance(task.routes, TaskRoutes):
@@ -144,10 +168,26 @@ class TaskCache:
             emissions, current, done = run_stored(warm.built, warm.store, spec.batch_id, batch, spec.now_ms,
                                                   spec.watermark, spec.event_times, spec.after_flush, figures)
             if current:  # a task whose attempt lost to another's commit is rebuilt from the store next time
-                warm.committed = spec.batch_id
+                warm.committed, warm.used = spec.batch_id, self.clock()
                 self.tasks[key] = warm
         written = warm.store.bytes_written - bytes_before
         return TaskResult(emissions, task.watermark, *done, written, task.event_time_maxima())
+
+    def _let_go(self, spec: StageSpec, committed: int | None) -> None:
+        """Drop the tasks that cannot run warm again, and those idle too long, before a task of ``spec`` runs.
+
+        ``committed``: the last batch the running task's store committed; a
+        cached task of the same submission with an older commit is stale.
+        """
+        now = self.clock()
+        for key, warm in list(self.tasks.items()):
+            ours = key[:2] == (spec.state_url, spec.topology)
+            stale = ours and (warm.generation != spec.generation or (
+                committed is not None and (warm.committed is None or warm.committed < committed)))
+            idle = self.idle_seconds is not None and now - warm.used > self.idle_seconds
+            if stale or idle:
+                del self.tasks[key]
+                self.dropped += 1
 
     def _build(self, spec: StageSpec, index: int, store: TaskStore, routing: RoutingTable) -> _Warm:
         self.builds += 1

@@ -25,8 +25,9 @@ chunks addressed to it) runs the task on its chunks in order
 writes what it emitted as chunks. Both route from the counters the batch
 started with, so a retried Spark task routes as its first attempt did.
 
-A Python worker keeps the tasks it ran warm between batches (:data:`TASKS`)
-and opens each state store once (:func:`worker_backend`).
+A Python worker keeps the tasks it ran warm between batches (:data:`TASKS`,
+letting go of those it cannot use again or that sat idle for a minute) and
+opens each state store once (:func:`worker_backend`).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from bolts.task_input import TaskInput
 from state_backends import StateBackend, open_backend
 from topologies.engine.batch_layout import PARTITION_COLUMN, BatchLayout, partition_runs
 from topologies.engine.routing import SPOUT_TASK, CounterKey, Order, RoutingTable, route_spout_tables
-from topologies.engine.stage import StageSpec, TaskCache, run_stage_task
+from topologies.engine.stage import WORKER_IDLE_SECONDS, StageSpec, TaskCache, run_stage_task
 from topologies.engine.wire import ipc_bytes, read_ipc
 from topologies.sinks.output_rows import OutputRows, Run, TableRun
 from topologies.sinks.records import Output
@@ -255,7 +256,7 @@ def worker_backend(url: str) -> StateBackend:
 
 
 _BACKENDS: dict[str, StateBackend] = {}
-TASKS = TaskCache(worker_backend)  # this worker process's warm tasks
+TASKS = TaskCache(worker_backend, idle_seconds=WORKER_IDLE_SECONDS)  # this worker process's warm tasks
 
 
 def run_task_group(
