@@ -13,6 +13,8 @@
   layer of bolts (:func:`~topologies.engine.stage.layers`), each bolt told the
   lowest watermark of the bolts it reads (:class:`~topologies.engine.stage.StageSpec`),
   its tasks' statuses folded into the counters, watermarks, event times and figures;
+  a placement that runs every layer at once (one Spark job) gets every stage
+  first, each bolt's tasks taking that watermark from their upstream tasks' marks;
 - every output: the placement's :class:`~topologies.sinks.base.OutputBatch`
   goes to every sink, the run's own (outputs in memory, ``output_dir``,
   ``on_output``) among them;
@@ -48,7 +50,7 @@ from topologies.engine.delivery.sink_delivery import SinkDelivery
 from topologies.engine.figures import EventTimes, RunTotals, TaskStatus, bolt_metrics, gather_event_times
 from topologies.engine.figures import lowest_watermark as lowest
 from topologies.engine.flush_record import FlushRecord, cut_off
-from topologies.engine.placements.base import SpoutCounts, StageEngine
+from topologies.engine.placements.base import LayerResult, SpoutCounts, StageEngine
 from topologies.engine.routing import CounterKey, RoutingTable, moved_by_spouts
 from topologies.engine.stage import StageSpec, layers
 from topologies.engine.task_store import RouterCounters, task_namespaces
@@ -189,13 +191,18 @@ class BatchLoop:
         walk = Walk(dict(start), {bid: dict(seen) for bid, seen in times.items()})
         self.placement.begin(source, start)
         try:
-            for layer in self.layers:
-                stages = [self._stage(bid, batch_id, now, times, after_flush) for bid in layer]
+            if self.placement.fuses_layers:  # every layer at once: each bolt's tasks take their watermark from marks
+                stages = [[self._stage(bid, batch_id, now, times, after_flush) for bid in layer]
+                          for layer in self.layers]
                 started = time.perf_counter()
-                result = self.placement.run_layer(stages, start)
-                elapsed = (time.perf_counter() - started) * 1000
+                results = self.placement.run_layers(stages, start) if stages else []
+                walked = [(layer, result, (time.perf_counter() - started) * 1000)
+                          for layer, result in zip(stages, results, strict=True)]
+            else:
+                walked = self._walk_layers(batch_id, now, times, after_flush, start)
+            for layer, result, elapsed in walked:
                 self._count_spouts(result.spouts, walk)
-                for spec in stages:
+                for spec in layer:
                     own = result.elapsed_ms.get(spec.component, elapsed)
                     self._fold(spec, result.statuses.get(spec.component, []), own, walk)
             batch, counts = self.placement.end(FINAL if batch_id is None else batch_id, self.sinks)
@@ -204,19 +211,32 @@ class BatchLoop:
         finally:
             self.placement.release()
 
+    def _walk_layers(self, batch_id: int | None, now: int | None, times: EventTimes, after_flush: bool,
+                     start: Mapping[CounterKey, int]) -> Iterator[tuple[list[StageSpec], LayerResult, float]]:
+        """Each layer in turn, made when the layers before it have reported (their watermarks): stages, result, ms."""
+        for layer in self.layers:
+            stages = [self._stage(bid, batch_id, now, times, after_flush) for bid in layer]
+            started = time.perf_counter()
+            result = self.placement.run_layer(stages, start)
+            yield stages, result, (time.perf_counter() - started) * 1000
+
     def _stage(self, bolt: str, batch_id: int | None, now: int | None, times: EventTimes,
                after_flush: bool) -> StageSpec:
         spec = self.topology.bolts[bolt]
         ups = [up for up in self.topology.upstream(bolt) if up in self.topology.bolts]
+        fused = self.placement.fuses_layers
         kept = {} if not self.placement.keeps_on_executors else {
             s.split(":")[1]: self.sinks.types.of(s) for s in sorted(self.sinks.kept) if s.split(":")[0] == bolt}
         return StageSpec(
             topology=self.name, generation=self.generation, component=bolt, bolt=spec.bolt,
             parallelism=spec.parallelism, inputs=tuple((s.component, s.stream) for s in spec.subscriptions),
             conf=self.conf, state_url=self.state_url, batch_id=batch_id, now_ms=now,
-            watermark=lowest(m for up in ups for m in self.marks.get(up, [None])),
+            watermark=None if fused and ups else lowest(m for up in ups for m in self.marks.get(up, [None])),
             event_times=dict(times.get(bolt, {})), after_flush=after_flush, kept=kept,
             dropped=self.dropped.get(bolt, frozenset()),
+            watermark_from={up: self.topology.bolts[up].parallelism for up in ups} if fused else {},
+            marks_to=tuple((b, self.topology.bolts[b].parallelism) for b in self.topology.order
+                           if bolt in self.topology.upstream(b)) if fused else (),
         )
 
     def _fold(self, spec: StageSpec, statuses: list[TaskStatus], elapsed_ms: float, walk: Walk) -> None:

@@ -55,6 +55,14 @@ class StageSpec:
     (:meth:`BoltTask.resume_after_flush`); ``kept``: the bolt's streams a sink
     keeps on the executors, with their types; ``dropped``: its output streams
     no sink reads, whose tuples go nowhere.
+
+    When a placement runs every layer of a batch in one go (one Spark job), a
+    bolt's watermark is not known when its stage is made: ``watermark_from``
+    names the bolts it reads, each with its task count, and its tasks take
+    the lowest watermark of those bolts' tasks from the *marks* (status rows)
+    they sent this batch (``watermark`` is then None); ``marks_to`` names the
+    bolts reading this one, with their task counts, that each of its tasks
+    sends its mark to. Both are empty when the batch loop walks the layers.
     """
 
     topology: str
@@ -72,6 +80,8 @@ class StageSpec:
     after_flush: bool = False
     kept: Mapping[str, StreamTypes] = field(default_factory=dict)
     dropped: frozenset[str] = frozenset()
+    watermark_from: Mapping[str, int] = field(default_factory=dict)
+    marks_to: tuple[tuple[str, int], ...] = ()
 
     @property
     def closing(self) -> bool:

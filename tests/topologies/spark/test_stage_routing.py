@@ -151,6 +151,39 @@ def test_spark_stages_give_the_outputs_of_the_stages_run_here(spark, redis_url, 
     assert outputs[0] and outputs[1] == outputs[0] and outputs[2] == outputs[0]
 
 
+class JobCountingFrames(SparkFrames):
+    """:class:`SparkFrames` counting the jobs that bring rows to the driver."""
+
+    def __init__(self, spark) -> None:
+        super().__init__(spark)
+        self.jobs = 0
+
+    def driver_rows(self, frame, mixed: bool = True) -> pa.Table:
+        self.jobs += 1
+        return super().driver_rows(frame, mixed)
+
+
+def test_a_batch_of_many_layers_is_one_spark_job(spark, redis_url, tmp_path):
+    """The mixed topology has three layers; each batch (and the flush) is one job, every task reporting in it."""
+    from state_backends import open_backend
+    from topologies.engine.stage import layers
+
+    topology = mixed(tmp_path)
+    assert len(layers(topology)) == 3
+    engine = JobCountingFrames(spark)
+    loop = batch_loop(topology, BatchClock(tmp_path / "clock", counting_clock()), mode="distributed",
+                      backend=open_backend(redis_url), name=f"one-job-{uuid.uuid4().hex[:8]}", spark=spark,
+                      state_url=redis_url, frames=engine)
+    assert loop.placement.fuses_layers
+    for batch_id, rows in enumerate(rows_of(keyed_rows(2, 10, seed=3))):
+        loop.run(batch_id, {"events": rows})
+        assert engine.jobs == batch_id + 1
+        bolts = loop.metrics.get(batch_id).bolts
+        assert sorted(bolts) == sorted(topology.bolts)
+    loop.flush()
+    assert engine.jobs == 3
+
+
 def _where_it_ran(key, table: pa.Table) -> pa.Table:
     """A task function reporting the Spark partition it ran in and the payloads it was given."""
     from pyspark import TaskContext

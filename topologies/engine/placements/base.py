@@ -60,11 +60,14 @@ class StageEngine(Protocol):
     so their state must live in a store every process reaches (a
     ``memory://`` state URL is refused when the runner is built).
     ``keeps_on_executors``: the streams a ``TableSink`` keeps stay where the
-    tasks emitted them (distributed mode's executors).
+    tasks emitted them (distributed mode's executors). ``fuses_layers``: the
+    batch loop hands it every layer's stages at once (:meth:`run_layers`)
+    rather than one layer at a time (:meth:`run_layer`).
     """
 
     shared_state: ClassVar[bool]
     keeps_on_executors: ClassVar[bool]
+    fuses_layers: bool
 
     def source_of(self, df: DataFrame) -> Any:
         """What :meth:`begin` reads, from Spark's micro-batch ``df`` (the spouts' unioned rows)."""
@@ -88,6 +91,15 @@ class StageEngine(Protocol):
         What the tasks emit is routed to the tasks of later layers (shuffles
         from ``starts``), or kept as outputs. A bolt's error is raised as the
         bolt raised it.
+        """
+        ...
+
+    def run_layers(self, layers: Sequence[Sequence[StageSpec]], starts: Mapping[CounterKey, int]) -> list[LayerResult]:
+        """Every layer's stages in one go (only when ``fuses_layers``): one result per layer, in order.
+
+        A stage of a later layer has no ``watermark``: its tasks take the
+        lowest of their upstream tasks' from the marks those send
+        (:class:`~topologies.engine.stage.StageSpec`'s ``watermark_from`` and ``marks_to``).
         """
         ...
 

@@ -23,7 +23,11 @@ Spark partition's spout rows into chunks with the subscribers' groupings
 chunks addressed to it) runs the task on its chunks in order
 (:func:`~topologies.engine.stage.run_stage_task`, as every placement does) and
 writes what it emitted as chunks. Both route from the counters the batch
-started with, so a retried Spark task routes as its first attempt did.
+started with, so a retried Spark task routes as its first attempt did. When a
+batch's layers run in one job, a task also sends its status row to each task
+of the bolts reading it, as a *mark* (``o1 =`` :data:`MARK_ORDER`, addressed
+like a chunk), and takes its own upstream watermark from the marks it was
+sent (:func:`marked_watermark`).
 
 A Python worker keeps the tasks it ran warm between batches (:data:`TASKS`,
 letting go of those it cannot use again or that sat idle for a minute) and
@@ -34,12 +38,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from bolts.codecs.value_codec import pack_value, register_from_conf, unpack_value
 from bolts.task_input import TaskInput
 from state_backends import StateBackend, open_backend
 from topologies.engine.batch_layout import PARTITION_COLUMN, BatchLayout, partition_runs
+from topologies.engine.figures import TaskStatus, lowest_watermark
 from topologies.engine.routing import SPOUT_TASK, CounterKey, Order, RoutingTable, route_spout_tables
 from topologies.engine.stage import WORKER_IDLE_SECONDS, StageSpec, TaskCache, run_stage_task
 from topologies.engine.wire import ipc_bytes, read_ipc
@@ -276,10 +282,47 @@ def run_task_group(
     register_from_conf(spec.conf)  # before the chunks' objects are read
     order = (routing.position[spec.component], task, 0, 0)
     sink = ChunkSink(order)
+    if spec.watermark_from:
+        table, marks = marks_apart(table)
+        spec = replace(spec, watermark=marked_watermark(spec, marks))
     status = run_stage_task(spec, task, task_input(routing, spout_columns, table), routing, starts, TASKS, sink)
     chunks = sink.emitted(spec.component, task)
-    chunks.add(STATUS, task, spec.component, task, "", order, status.pack())
+    packed = status.pack()
+    chunks.add(STATUS, task, spec.component, task, "", order, packed)
+    for bolt, tasks in spec.marks_to:  # the tasks reading this one take their watermark from it
+        for target in range(tasks):
+            chunks.add(bolt, target, spec.component, task, "", (MARK_ORDER, task, 0, 0), packed)
     return chunks.table()
+
+
+MARK_ORDER = -1
+"""``o1`` of a *mark*: a task's status row sent to a task of a bolt reading it (``StageSpec.marks_to``)."""
+
+
+def marks_apart(table: pa.Table) -> tuple[pa.Table, pa.Table]:
+    """A task's rows without its marks, and its marks."""
+    import pyarrow.compute as pc
+
+    is_mark = pc.equal(table.column("o1"), MARK_ORDER)
+    return table.filter(pc.invert(is_mark)), table.filter(is_mark)
+
+
+def marked_watermark(spec: StageSpec, marks: pa.Table) -> int | None:
+    """The lowest watermark of the tasks of ``spec.watermark_from``, from their marks (each task's, once).
+
+    Every such task sends its mark in the batch (Spark runs the layer before
+    this one in the same job); one missing is a RuntimeError naming it.
+    """
+    seen: dict[tuple[str, int], int | None] = {}
+    for source, source_task, payload in zip(marks.column("source").to_pylist(),
+                                            marks.column("source_task").to_pylist(),
+                                            marks.column("payload").to_pylist(), strict=True):
+        seen[source, source_task] = TaskStatus.unpack(payload).watermark
+    missing = [(bolt, t) for bolt, tasks in spec.watermark_from.items() for t in range(tasks) if (bolt, t) not in seen]
+    if missing:
+        msg = f"bolt {spec.component!r}: no mark from the upstream tasks {missing} in this batch"
+        raise RuntimeError(msg)
+    return lowest_watermark(seen[bolt, t] for bolt, tasks in spec.watermark_from.items() for t in range(tasks))
 
 
 def kept_rows(columns: StreamTypes, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

@@ -6,18 +6,27 @@ topology's groupings where Spark read them
 the frame engine routes spouts in the plan, go from the scan into the shuffle
 of the layer that reads them, each row's task computed by Spark
 (:mod:`topologies.engine.placements.spout_plan`). Each
-layer is one Spark job: the rows addressed to its bolts' tasks, shuffled so
+layer is one stage: the rows addressed to its bolts' tasks, shuffled so
 each task is alone in a partition, where a Python worker runs the task (one
 Python pass per layer: :func:`~topologies.engine.placements.chunks.run_task_group`)
 and writes what it emitted as chunks for the next layers
 (:mod:`topologies.engine.placements.frames`).
-Tuples between layers never reach the batch loop: it receives each layer's
-terminal outputs and one status row per task, and waits for a layer to end
-before it starts the next, because a bolt's tasks take the lowest watermark of
-the tasks upstream. The spouts' frame is computed by the first layer that
-reads it, which also brings back the spouts' status rows and outputs; a frame
-(or the batch itself, read by several layers) is persisted only when a later
-job reads it again.
+Tuples between layers never reach the batch loop: it receives the terminal
+outputs and one status row per task.
+
+On Spark, with the spouts routed by the Python pass (the default), the whole
+batch is one Spark job (:meth:`DistributedStages.run_layers`): each layer
+reads every row of the frame before it (the spouts' for the first), runs its
+tasks on the rows addressed to them and passes the others on, so the last
+layer's frame holds every row for the driver. A bolt's tasks take the lowest
+watermark of the tasks upstream from their *marks*, the status rows those
+tasks send each of them in the same job. Otherwise (spout rows routed in the
+plan, or frames made in this process) each layer is a job of its own, and the
+batch loop waits for a layer to end before it starts the next, telling each
+bolt the lowest watermark of the tasks upstream; the spouts' frame is then
+computed by the first layer that reads it, which also brings back the spouts'
+status rows and outputs, and a frame (or the batch itself, read by several
+layers) is persisted only when a later job reads it again.
 
 Every task commits to the store every batch and resumes from it when the
 worker process that runs it does not hold it from the previous batch. A task
@@ -28,7 +37,8 @@ retried after an executor or a Python worker died.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -57,7 +67,7 @@ if TYPE_CHECKING:
 
 
 class DistributedStages:
-    """Every task on Spark's executors, one job per layer (see the module docstring).
+    """Every task on Spark's executors, one job per batch or per layer (see the module docstring).
 
     ``frames`` makes the frames (default :class:`SparkFrames` on ``spark``, or
     on the session of the first micro-batch when ``spark`` is None, as in a
@@ -75,6 +85,9 @@ class DistributedStages:
         self.layout = BatchLayout(topology)
         self.routing = RoutingTable.of(topology)
         self.engine: FrameEngine = frames if frames is not None else SparkFrames(spark)  # type: ignore[arg-type]
+        # One job per batch on Spark, the spouts routed by the Python pass; the in-plan spout rows and the
+        # in-process frames go layer by layer.
+        self.fuses_layers = isinstance(self.engine, SparkFrames) and not self.engine.routes_spouts_in_plan
         self.layers = layers(topology)
         self.spout_columns = {sid: [self.layout.column(i, j) for j in range(len(self.layout.fields[sid]))]
                               for i, sid in enumerate(self.layout.spouts)}  # what a task needs of the layout
@@ -135,7 +148,7 @@ class DistributedStages:
             return
         if in_plan:
             source = source.filter(source[SPOUT_COLUMN].isin([self.layout.spouts.index(sid) for sid in python]))
-        keep = frame_readers > 1
+        keep = frame_readers > 1 and not self.fuses_layers  # fused, only the first layer reads it, all of it
         self._spouts = self.engine.spouts(source, partial(chunks.route_spout_partition, self.layout, self.routing,
                                                           starts), keep=keep)
         self._frames.update(dict.fromkeys(python, self._spouts))
@@ -151,13 +164,8 @@ class DistributedStages:
         forward = self._spouts if reads_spouts and not self._spouts_counted else None
         routed = None if self._source is None else self.plan.rows_for(self._source, bids, starts)  # type: ignore[union-attr]
         keep = any(bid in self.read_later for bid in bids) or any(spec.kept for spec in stages)
-        try:
+        with bolt_errors():
             frame, rows = self.engine.layer(layer, spout_rows=routed, forward=forward, keep=keep)
-        except Exception as err:
-            failure = failure_in(err)  # a bolt's error on an executor: raised as the bolt raised it
-            if failure is None:
-                raise
-            raise failure from None
         self._frames.update(dict.fromkeys(bids, frame))
         self._kept += [frame] if keep else []
         result = LayerResult({})
@@ -166,13 +174,40 @@ class DistributedStages:
             spout_rows, rows = rows.filter(from_spouts), rows.filter(pc.invert(from_spouts))
             result.spouts = self._count_spouts(spout_rows)
         self._driver_rows.append(rows)
+        self._statuses(rows, bids, result)
+        if routed is not None:  # the in-plan spouts' rows, counted by the tasks that took them
+            result.spouts += self.plan.counts(bids, result.statuses, self._counted)  # type: ignore[union-attr]
+        return result
+
+    def run_layers(self, layers: Sequence[Sequence[StageSpec]], starts: Mapping[CounterKey, int]) -> list[LayerResult]:
+        """Every layer in one Spark job (see the module docstring); the spouts' counts come with the first result."""
+        engine: SparkFrames = self.engine  # type: ignore[assignment]  # fuses_layers: Spark's frames
+        frame = self._spouts
+        for stages in layers:
+            frame = engine.chain([LayerStage((), spec.component, spec.parallelism,
+                                             partial(chunks.run_task_group, spec, self.routing, self.spout_columns,
+                                                     dict(starts))) for spec in stages], frame)
+        keep = any(spec.kept for stages in layers for spec in stages)  # a sink reads kept streams after the job
+        with bolt_errors():
+            frame, rows = engine.collect(frame, frame.sparkSession, keep=keep)
+        self._frames.update({spec.component: frame for stages in layers for spec in stages})
+        self._kept += [frame] if keep else []
+        results = [LayerResult({}) for _ in layers]
+        if not self._spouts_counted:  # the spouts' rows have order o1 = 0, a bolt's its position (from 1)
+            from_spouts = pc.equal(rows.column("o1"), 0)
+            spout_rows, rows = rows.filter(from_spouts), rows.filter(pc.invert(from_spouts))
+            results[0].spouts = self._count_spouts(spout_rows)
+        self._driver_rows.append(rows)
+        for stages, result in zip(layers, results, strict=True):
+            self._statuses(rows, [spec.component for spec in stages], result)
+        return results
+
+    def _statuses(self, rows: pa.Table, bids: Sequence[str], result: LayerResult) -> None:
+        """Each of ``bids``' task statuses among ``rows`` into ``result``; the kept streams they emitted on, seen."""
         for bid in bids:
             mine = rows.filter(pc.equal(rows.column("source"), bid))
             result.statuses[bid] = [TaskStatus.unpack(p) for p in chunks.statuses_of(mine)]
             self._seen.update(f"{bid}:{stream}" for status in result.statuses[bid] for stream, _ in status.types)
-        if routed is not None:  # the in-plan spouts' rows, counted by the tasks that took them
-            result.spouts += self.plan.counts(bids, result.statuses, self._counted)  # type: ignore[union-attr]
-        return result
 
     def _inputs_of(self, bolt: str) -> list[Any]:
         """The frames ``bolt`` reads (its upstream components'), each once."""
@@ -199,3 +234,15 @@ class DistributedStages:
         kept, self._kept = self._kept, []
         self.engine.release(kept)
         self._frames, self._driver_rows, self._spouts, self._source = {}, [], None, None
+
+
+@contextmanager
+def bolt_errors() -> Iterator[None]:
+    """A bolt's error on an executor, carried in Spark's error, raised as the bolt raised it."""
+    try:
+        yield
+    except Exception as err:
+        failure = failure_in(err)
+        if failure is None:
+            raise
+        raise failure from None

@@ -91,6 +91,7 @@ class DriverStages:
 
     shared_state: ClassVar[bool] = False
     keeps_on_executors: ClassVar[bool] = False
+    fuses_layers: ClassVar[bool] = False  # a layer's watermarks come from the layers before it, run here
 
     def __init__(
         self, *, topology: Topology, conf: Mapping[str, Any], backend: StateBackend, name: str, state_url: str,

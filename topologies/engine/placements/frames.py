@@ -27,7 +27,11 @@ task, drops the ticks and runs the task. A topology of many bolts side by side
 the layer's frame holds every bolt's rows, and a reader filters them by
 target. A chain of bolts is a layer per bolt.
 
-One Spark job per layer: a layer's frame is computed by the action that
+Chained (:meth:`SparkFrames.chain`), a layer reads every row of the frame
+before it and passes on those addressed to no task of its own, and the whole
+batch is the one job that collects the last layer's frame
+(:meth:`SparkFrames.collect`). Layer by layer (:meth:`SparkFrames.layer`),
+each is a job: a layer's frame is computed by the action that
 collects its driver rows, and the first layer that reads the spouts' frame
 computes it in the same job and *forwards* the spouts' driver rows (their
 outputs and status rows) into its own frame, so they come back with the
@@ -265,10 +269,6 @@ class SparkFrames:
         frames = {id(f): f for st in stages for f in st.frames}
         given = next(iter(frames.values()), spout_rows)
         session = given.sparkSession if given is not None else self.spark
-        offsets, total = {}, 0
-        for st in stages:
-            offsets[st.bolt] = total
-            total += st.parallelism
         target = F.col("target")
         inputs = self.ticks(session, stages)
         if spout_rows is not None:
@@ -279,6 +279,40 @@ class SparkFrames:
             if frame is forward:
                 wanted = wanted | target.isin(routed.OUT, routed.STATUS)
             inputs = frame.filter(wanted).unionByName(inputs, allowMissingColumns=True)
+        return self.collect(self._placed(inputs, stages), session, keep=keep)
+
+    def chain(self, stages: Sequence[LayerStage], upstream: DataFrame | None) -> DataFrame:
+        """The layer's stages over every row of ``upstream`` (the frame before it, or None), as a frame not yet run.
+
+        The layer reads the whole of ``upstream``: the chunks and marks
+        addressed to its tasks, which run on them; every other row (for a
+        later layer, or for the driver) passes through into the frame this
+        returns, so a chain of layers runs in the one job that collects the
+        last (:meth:`collect`).
+        """
+        session = upstream.sparkSession if upstream is not None else self.spark
+        inputs = self.ticks(session, stages)
+        if upstream is not None:
+            inputs = upstream.unionByName(inputs)
+        return self._placed(inputs, stages)
+
+    def collect(self, frame: DataFrame, session: SparkSession, keep: bool) -> tuple[DataFrame, pa.Table]:
+        """Run ``frame``'s job: the frame (persisted if ``keep``: read again after this) and its driver rows."""
+        with fixed_plan(session):  # persist() plans the frame at once, the collect when it runs
+            if keep:
+                frame = frame.persist()
+            # A frame nobody reads again holds driver rows only: nothing to filter out.
+            return frame, self.driver_rows(frame, mixed=keep)
+
+    def _placed(self, inputs: DataFrame, stages: Sequence[LayerStage]) -> DataFrame:
+        """``inputs`` shuffled so each ``(bolt, task)`` is alone in a partition, where ``mapInArrow`` runs the task."""
+        from pyspark.sql import functions as F
+
+        offsets, total = {}, 0
+        for st in stages:
+            offsets[st.bolt] = total
+            total += st.parallelism
+        target = F.col("target")
         bolt = F.coalesce(target, F.col("source"))
         first = F.create_map(*(F.lit(x) for b, o in offsets.items() for x in (b, o)))
         width = F.create_map(*(F.lit(x) for st in stages for x in (st.bolt, st.parallelism)))
@@ -287,12 +321,7 @@ class SparkFrames:
                        + F.pmod(F.col("task"), F.element_at(width, bolt))).otherwise(F.lit(0))
         slots = F.array(*(F.lit(s).cast("bigint") for s in task_slots(total)))  # longs: task_slots hashes longs
         placed = inputs.repartition(total, F.element_at(slots, index.cast("int") + 1))
-        out = placed.mapInArrow(partial(_run_layer_tasks, {st.bolt: st.fn for st in stages}), frame_schema())
-        with fixed_plan(session):  # persist() plans the frame at once, the collect when it runs
-            if keep:
-                out = out.persist()
-            # A frame nobody reads again holds driver rows only: nothing to filter out.
-            return out, self.driver_rows(out, mixed=keep)
+        return placed.mapInArrow(partial(_run_layer_tasks, {st.bolt: st.fn for st in stages}), frame_schema())
 
     def driver_rows(self, frame: DataFrame, mixed: bool = True) -> pa.Table:
         """The frame's rows addressed to the driver (one job; none to compute when the frame is cached).
