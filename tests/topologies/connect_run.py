@@ -63,8 +63,8 @@ def main() -> None:
     from topologies.engine.placements.frames import SparkFrames
 
     class RecordingStages(SparkFrames):
-        def layer(self, stages, **options):
-            return super().layer([replace(st, fn=partial(recorded, str(runs), st.fn)) for st in stages], **options)
+        def chain(self, stages, upstream):
+            return super().chain([replace(st, fn=partial(recorded, str(runs), st.fn)) for st in stages], upstream)
 
     work = Path(args["work"])
     runs = work / "runs"

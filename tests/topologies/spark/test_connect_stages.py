@@ -40,7 +40,7 @@ def test_spark_stages_under_connect_give_driver_modes_outputs_and_run_each_task_
 
     assert got["session"].startswith("pyspark.sql.connect")
     assert got["outputs"] == expected
-    # Every task of both bolts ran once per batch and once for the flush: the frames were read from the cache.
+    # Every task of both bolts ran once per batch and once for the flush: no stage of the job ran twice.
     runs = collections.Counter(got["runs"])
     ran = {f"{bolt} {task} {batch}" for bolt in ("probe", "totals") for task in (0, 1)
            for batch in [*range(len(batches)), None]}
