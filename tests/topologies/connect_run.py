@@ -7,7 +7,8 @@ values). The batches go through the distributed placement (`batch_loop(..., mode
 :class:`SparkFrames` on a Connect session, so the batch's DataFrame comes from
 ``spark.createDataFrame``. Prints one JSON line: ``{"session": <the session's
 module>, "outputs": [[component, task, stream, values], ...], "runs": [...]}``,
-``runs`` holding one ``"<component> <task> <batch>"`` per run of a task.
+``runs`` holding one ``"<component> <task> <batch>"`` per run of a task, and
+``jobs``: the Spark jobs that brought rows to the driver.
 
 A Connect session runs in a process of its own: the tests' classic session
 holds this one's JVM gateway.
@@ -63,8 +64,14 @@ def main() -> None:
     from topologies.engine.placements.frames import SparkFrames
 
     class RecordingStages(SparkFrames):
+        jobs = 0  # the jobs that brought rows to the driver
+
         def chain(self, stages, upstream):
             return super().chain([replace(st, fn=partial(recorded, str(runs), st.fn)) for st in stages], upstream)
+
+        def driver_rows(self, frame, mixed=True):
+            RecordingStages.jobs += 1
+            return super().driver_rows(frame, mixed)
 
     work = Path(args["work"])
     runs = work / "runs"
@@ -78,7 +85,8 @@ def main() -> None:
         executor.run(batch_id, {"events": rows})
     executor.flush()
     print(json.dumps({"session": type(spark).__module__, "outputs": as_json(executor.log.all()),
-                      "runs": sorted(f.read_text(encoding="utf-8") for f in runs.iterdir())}))
+                      "runs": sorted(f.read_text(encoding="utf-8") for f in runs.iterdir()),
+                      "jobs": RecordingStages.jobs}))
     spark.stop()
 
 

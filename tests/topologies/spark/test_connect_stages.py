@@ -46,3 +46,4 @@ def test_spark_stages_under_connect_give_driver_modes_outputs_and_run_each_task_
            for batch in [*range(len(batches)), None]}
     assert set(runs) == ran
     assert set(runs.values()) == {1}
+    assert got["jobs"] == len(batches) + 1  # the two layers of a batch (and of the flush) in one job
