@@ -285,18 +285,26 @@ def _add_groups(
             ws.acc = acc
     for i, ws in zip(fresh, table.create_many([wids[i] for i in fresh], [accs[i] for i in fresh]), strict=True):
         opened[i] = ws
-    outputs = np.array([table.output_watermark(key) for key in keys], np.int64)[group_keys]
+    outputs = _output_watermarks(table, keys, group_keys)
     _tell_triggers(task, watermark, opened, wids, row_window)
     if spec.timestamp_combiner == "end_of_window":
         _hold_ends(task, watermark, opened, wids, outputs)
     else:
         _hold_rows(task, watermark, opened, ts[rows], row_window, outputs)
-    dirty, touch = task.dirty, table.touch
-    for ws, wid in zip(opened, wids, strict=True):
+    for ws in opened:
         ws.has_new = True
-        dirty[wid] = None
-        touch(ws)
+    task.dirty.update(dict.fromkeys(wids))
+    table.touch_many(opened)
     return True
+
+
+def _output_watermarks(table: WindowTable, keys: list[tuple[Any, ...]], group_keys: np.ndarray) -> np.ndarray:
+    """Each group's key's output watermark (:meth:`WindowTable.output_watermark`), one look-up per held key."""
+    import numpy as np
+
+    if not table.output_marks:  # no key is held back: every key's is the input watermark at the last move
+        return np.full(len(group_keys), table.output_base, np.int64)
+    return np.array([table.output_watermark(key) for key in keys], np.int64)[group_keys]
 
 
 def _tell_triggers(

@@ -16,7 +16,7 @@ from typing import Any
 
 from bolts.aggregate.holds import release
 from bolts.aggregate.spec import AggregateSpec
-from bolts.aggregate.window_state import WindowState
+from bolts.aggregate.window_state import NO_PANES, WindowState
 from windowing.panes import PaneInfo, Timing, describe_pane, next_pane
 from windowing.triggers.base import evaluate
 from windowing.triggers.context import TriggerContext, TriggerResult
@@ -93,12 +93,21 @@ class PaneEmitter:
         extract, key_out, retracts = spec.aggregator.extract, spec.key_out, self._retracts
         on_time_always = spec.on_time_behavior == "fire_always"
         closing_always = spec.closing_behavior == "fire_always"
+        at_end = spec.timestamp_combiner == "end_of_window"
+        first_panes: dict[tuple[int, int], PaneInfo] = {}  # a window's first pane depends on its end and marks only
         for ws in windows:
             if ws.closed:
                 continue
             window = ws.window
-            pane = next_pane(ws.history, input_wm=watermark, output_wm=marks.get(ws.key, base),
-                             window_end=window.end, is_last=True)
+            output_wm = marks.get(ws.key, base)
+            if ws.history is NO_PANES:
+                pane = first_panes.get((window.end, output_wm))
+                if pane is None:
+                    pane = first_panes[window.end, output_wm] = next_pane(
+                        NO_PANES, input_wm=watermark, output_wm=output_wm, window_end=window.end, is_last=True)
+            else:
+                pane = next_pane(ws.history, input_wm=watermark, output_wm=output_wm, window_end=window.end,
+                                 is_last=True)
             if not (ws.has_new or closing_always or (on_time_always and pane.timing == Timing.ON_TIME)):
                 continue  # an empty last pane no behaviour asks for
             key = key_out(ws.key)
@@ -106,7 +115,8 @@ class PaneEmitter:
                 self._retract(key, ws)
             if self._filter is not None and not self._filter(ws.acc):
                 continue  # a pane the filter refuses: only the retractions of what stood for the window
-            rows.append([key, window.start, window.end, extract(ws.acc), self._timestamp(ws), pane, False])
+            ts = window.end - 1 if at_end or ws.hold is None else self._timestamp(ws)  # _timestamp's common case
+            rows.append([key, window.start, window.end, extract(ws.acc), ts, pane, False])
 
     def _retract(self, key: Any, ws: WindowState) -> None:
         """The retractions due before the window's next pane: merged windows' last panes, then its own."""

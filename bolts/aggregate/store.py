@@ -45,8 +45,7 @@ def state_writes(
     """The puts and deletes that bring the committed state up to date with ``system`` and ``changes``."""
     puts = {META_KEY: pack_value(system)}
     pack = value_pack_function()  # one packer for the batch's windows
-    for seq, ws in changes.windows.items():
-        puts[seq_key(WINDOW_PREFIX, seq)] = pack(ws.to_data())
+    puts.update({seq_key(WINDOW_PREFIX, seq): pack(ws.to_data()) for seq, ws in changes.windows.items()})
     deletes = [seq_key(WINDOW_PREFIX, seq) for seq in sorted(changes.deleted)]
     for key in changes.bucket_keys:
         name = BUCKET_PREFIX + pack_value(list(key))

@@ -348,7 +348,7 @@ class AggregateTask(BoltTask):
         self._settle()
         dirty, self.dirty = list(self.dirty), {}
         windows, watermark, quiet = self.table.windows, self._watermark, self._quiet_before_end
-        due = []
+        due, waiting = [], []
         for wid in dirty:
             ws = windows.get(wid)
             if ws is None:
@@ -357,9 +357,10 @@ class AggregateTask(BoltTask):
                 # The trigger cannot fire before the end and the window is not expiring: the consultation
                 # would only forget the batch's tuple count.
                 ws.batch_tuples = 0
-                self.table.touch(ws)
+                waiting.append(ws)
             else:
                 due.append(ws)
+        self.table.touch_many(waiting)
         self._consult_all(due)  # one window's consultation changes no other window
 
     def _consult(self, ws: WindowState) -> None:

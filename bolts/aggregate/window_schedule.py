@@ -52,6 +52,17 @@ class DueBuckets:
             taken.append((first, bucket))
         return taken
 
+    def push_many(self, instants: list[int], entries: list[tuple[int, Any]]) -> None:
+        """:meth:`push` of each ``(seq, window id)`` of ``entries`` at its instant of ``instants``, in order."""
+        at = self.at
+        for instant, entry in zip(instants, entries, strict=True):
+            bucket = at.get(instant)
+            if bucket is None:
+                bucket = at[instant] = []
+                heappush(self.instants, instant)
+            bucket.append(entry)
+        self.size += len(entries)
+
     def rebuild(self, entries: list[Entry]) -> None:
         """Hold exactly ``entries`` (the live windows'), dropping every stale one."""
         self.instants, self.at, self.size = [], {}, 0
@@ -85,6 +96,20 @@ class WindowSchedule:
         if ws.timers:
             self.timers_changed(ws)
 
+    def add_many(self, created: list[WindowState], wids: list[Any]) -> None:
+        """:meth:`add` of each window of ``created`` (new, so without timers), whose ids are ``wids``."""
+        entries = [(ws.seq, wid) for ws, wid in zip(created, wids, strict=True)]
+        ends = [wid[2] for wid in wids]
+        live = len(self.windows)
+        self._ends.push_many(ends, entries)
+        if self._ends.size > 2 * live + _SLACK:
+            self._ends.rebuild(self._all_ends())
+        if self.lateness_ms:
+            lateness = self.lateness_ms
+            self._collections.push_many([end + lateness for end in ends], entries)
+            if self._collections.size > 2 * live + _SLACK:
+                self._collections.rebuild(self._all_collections())
+
     def timers_changed(self, ws: WindowState) -> None:
         """The window's trigger may have set timers: make sure its earliest one is scheduled."""
         if ws.timers:
@@ -102,13 +127,13 @@ class WindowSchedule:
         Without lateness a window's collection is its end, found among the ends.
         """
         due: dict[int, WindowState] = {}
-        live, lateness = self._live, self.lateness_ms
+        windows, lateness = self.windows, self.lateness_ms
         taken = [b for end, b in self._ends.pop_through(new) if end > old or not lateness]
         taken += [b for _, b in self._collections.pop_through(new)]
         for bucket in taken:
             for seq, wid in bucket:
-                ws = live(seq, wid)
-                if ws is not None:
+                ws = windows.get(wid)  # live unless collected, or replaced by a window of a later creation
+                if ws is not None and ws.seq == seq:
                     due[seq] = ws
         if not lateness:
             return list(due.values())  # taken from the ends alone: already by end, then creation

@@ -101,6 +101,19 @@ class WindowTable(SessionMerging):
         if self.changes is not None:
             self.changes.windows[ws.seq] = ws
 
+    def touch_many(self, windows: list[WindowState]) -> None:
+        """:meth:`touch` of each window of ``windows``, in order."""
+        if self._sessions:
+            for ws in windows:
+                self.touch(ws)
+            return
+        timers_changed = self.schedule.timers_changed
+        for ws in windows:
+            if ws.timers:
+                timers_changed(ws)
+        if self.changes is not None:
+            self.changes.windows.update({ws.seq: ws for ws in windows})
+
     def _touch_buckets(self, key: Key) -> None:
         if self.changes is not None:
             self.changes.bucket_keys[key] = None
@@ -156,17 +169,15 @@ class WindowTable(SessionMerging):
         """New windows (none may exist) holding ``accs``, created in order: what :meth:`create` of each gives."""
         if self._by_key:
             return [self.create(k, Window(start, end), acc) for (k, start, end), acc in zip(wids, accs, strict=True)]
-        windows, add, changes = self.windows, self.schedule.add, self.changes
-        created = []
-        for wid, acc in zip(wids, accs, strict=True):
-            ws = WindowState(wid[0], Window(wid[1], wid[2]), acc, self.seq)
-            self.seq += 1
-            windows[wid] = ws
-            add(ws, wid)
-            if changes is not None:
-                changes.windows[ws.seq] = ws
-                changes.created.add(ws.seq)
-            created.append(ws)
+        first = self.seq
+        created = [WindowState(wid[0], Window(wid[1], wid[2]), acc, seq)
+                   for seq, wid, acc in zip(range(first, first + len(wids)), wids, accs, strict=True)]
+        self.seq = first + len(created)
+        self.windows.update(zip(wids, created))
+        self.schedule.add_many(created, wids)
+        if self.changes is not None:
+            self.changes.windows.update({ws.seq: ws for ws in created})
+            self.changes.created.update(range(first, self.seq))
         return created
 
     def _index(self, ws: WindowState) -> None:
@@ -206,11 +217,12 @@ class WindowTable(SessionMerging):
             for ws in windows:
                 self.delete(ws)
             return
-        table, changes = self.windows, self.changes
+        table = self.windows
         for ws in windows:
-            del table[(ws.key, ws.window.start, ws.window.end)]
-            if changes is not None:
-                changes.forget(ws.seq)
+            window = ws.window
+            del table[(ws.key, window.start, window.end)]
+        if self.changes is not None:
+            self.changes.forget_many([ws.seq for ws in windows])
 
     def restore(
         self, windows: list[WindowState], buckets: list[list[Any]], seq: int, output_marks: list[list[Any]]
@@ -375,6 +387,15 @@ class TableChanges:
             self.created.discard(seq)
         else:
             self.deleted.add(seq)
+
+    def forget_many(self, seqs: list[int]) -> None:
+        """:meth:`forget` of each window of ``seqs``."""
+        windows, created = self.windows, self.created
+        for seq in seqs:
+            windows.pop(seq, None)
+        uncommitted = created.intersection(seqs)
+        created.difference_update(uncommitted)
+        self.deleted.update(seq for seq in seqs if seq not in uncommitted)
 
 
 def _discard(index: dict[Key, list[Any]], key: Key, item: Any) -> None:

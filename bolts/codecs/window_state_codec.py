@@ -87,9 +87,12 @@ unpack = unpack_value
 _seq_of_event = attrgetter("seq")
 
 
+_SEQ = struct.Struct(">Q")
+
+
 def seq_key(prefix: bytes, seq: int) -> bytes:
     """The key of event ``seq`` under ``prefix``."""
-    return prefix + struct.pack(">Q", seq)
+    return prefix + _SEQ.pack(seq)
 
 
 def seq_of(key: bytes) -> int:
