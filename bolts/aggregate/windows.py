@@ -173,7 +173,7 @@ class WindowTable(SessionMerging):
         created = [WindowState(wid[0], Window(wid[1], wid[2]), acc, seq)
                    for seq, wid, acc in zip(range(first, first + len(wids)), wids, accs, strict=True)]
         self.seq = first + len(created)
-        self.windows.update(zip(wids, created))
+        self.windows.update(zip(wids, created, strict=True))
         self.schedule.add_many(created, wids)
         if self.changes is not None:
             self.changes.windows.update({ws.seq: ws for ws in created})
