@@ -95,12 +95,12 @@ class TaskStore:
 
     def commit(self, batch_id: int, puts: Mapping[bytes, bytes], deletes: Iterable[bytes]) -> bool:
         """Commit the task's writes and the staged ones with ``batch_id``; False if it was committed before."""
-        writes = {**puts, **self._puts}
+        writes = {**puts, **self._puts} if self._puts else puts
         removed = [*deletes, *self._deletes]
         self._puts, self._deletes = {}, []
         applied = self.namespace.commit(batch_id, writes, removed)
         if applied:
-            self.bytes_written += sum(len(k) + len(v) for k, v in writes.items())
+            self.bytes_written += sum(map(len, writes)) + sum(map(len, writes.values()))
         return applied
 
     def committed_outputs(self) -> list[Emission]:
