@@ -16,6 +16,7 @@ from a ``DataFrameSpout`` (``storm_kinds``).
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import signal
@@ -108,9 +109,11 @@ class KeyTotals(BaseWindowedBolt):
 class Probe(BaseBolt):
     """A plain bolt: forwards each tuple with a count kept in an instance field; records the executor it runs in.
 
-    With ``conf[PROBE_DIR]`` each tuple appends the pid of the executor JVM
-    running the task (not the Python worker's: one executor can run several
-    workers) to ``<component>-<task>`` in that directory.
+    With ``conf[PROBE_DIR]`` each tuple appends a line to ``<component>-<task>``
+    in that directory: the pid of the executor JVM running the task (not the
+    Python worker's: one executor can run several workers), then how many
+    objects the worker holds frozen out of the garbage collector's reach
+    (``gc.get_freeze_count()``, :mod:`topologies.engine.placements.worker_collector`).
 
     With ``conf[KILL_AT] = [msgid, marker]`` the process running it kills
     itself (SIGKILL) at the tuple with that ``msgid``, the first time only
@@ -138,7 +141,7 @@ class Probe(BaseBolt):
         self.count += 1
         if self.where is not None:
             with self.where.open("a", encoding="utf-8") as f:
-                f.write(f"{executor_jvm()}\n")
+                f.write(f"{executor_jvm()} {gc.get_freeze_count()}\n")
         self.collector.emit([input["key"], input["ts"], input["value"], self.count])
 
     def declare_output_fields(self, declarer):

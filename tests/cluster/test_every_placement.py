@@ -141,9 +141,21 @@ def test_tasks_ran_in_both_executor_processes(data, cluster_runs):
     """The probe's tasks ran in both executor JVMs, and some task in both: tasks moved between batches."""
     pids_of_task: dict[str, set[str]] = {}
     for f in (data / "probe" / "0").iterdir():
-        pids_of_task.setdefault(f.name, set()).update(f.read_text().split())
+        pids_of_task.setdefault(f.name, set()).update(line.split()[0] for line in f.read_text().splitlines())
     assert pids_of_task, f"the probe recorded nothing; conf key {PROBE_DIR!r} did not reach the executors"
     all_pids = set().union(*pids_of_task.values())
     assert len(all_pids) >= 2, f"every task ran in one executor {all_pids}"
     moved = {task: pids for task, pids in pids_of_task.items() if len(pids) > 1}
     assert moved, f"no task ran in more than one executor: {pids_of_task}"
+
+
+def test_the_workers_keep_their_warm_tasks_out_of_pysparks_collections(data, cluster_runs):
+    """Executors' Python workers freeze what they hold after running squall's partitions (``worker_collector``).
+
+    PySpark collects every object after each task a worker runs; frozen, the
+    warm tasks' windows are skipped. The probe's task reads it in its worker:
+    after a worker's first squall partition, the count is above zero.
+    """
+    frozen = [int(line.split()[1]) for f in (data / "probe" / "0").iterdir() for line in f.read_text().splitlines()]
+    assert frozen, "the probe recorded nothing"
+    assert max(frozen) > 0, f"no worker had frozen anything when the probe ran: {sorted(set(frozen))}"

@@ -61,6 +61,8 @@ from functools import cache, lru_cache, partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 import topologies.engine.placements.chunks as routed
+from bolts.task_input import collector_paused
+from topologies.engine.placements.worker_collector import after_partition
 from topologies.failures import TaskFailure
 from topologies.sinks.typed_outputs import StreamTypes, schema_ddl
 from topologies.spark_hash import spark_hash
@@ -168,6 +170,18 @@ def fixed_plan(session: SparkSession) -> Iterator[None]:
             session.conf.set(ADAPTIVE, before)
 
 
+def collected_after(fn: SpoutFn, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``fn`` over one Spark partition's batches in a worker, Python's cyclic garbage collector paused meanwhile.
+
+    As the batch loop pauses it over a batch in driver mode. Then the worker's
+    warm objects are frozen out of the full collection PySpark runs after every
+    task (:mod:`~topologies.engine.placements.worker_collector`).
+    """
+    with collector_paused():
+        yield from fn(batches)
+        after_partition(routed.TASKS)  # before the collector runs again, or it walks the partition's new objects
+
+
 def _run_task(fn: TaskFn, bolt: str, task: int, chunks: pa.Table) -> Iterator[pa.RecordBatch]:
     """Task ``task`` of ``bolt`` on its chunks; a bolt's exception fails the Spark task as a :class:`TaskFailure`."""
     try:
@@ -253,7 +267,7 @@ class SparkFrames:
         Nothing runs yet: the first stage that reads the frame computes it (and
         caches it when ``keep``), so the spouts cost no job of their own.
         """
-        frame = source.mapInArrow(fn, frame_schema())
+        frame = source.mapInArrow(partial(collected_after, fn), frame_schema())
         return frame.persist() if keep else frame
 
     def layer(self, stages: Sequence[LayerStage], *, spout_rows: DataFrame | None = None,
@@ -321,7 +335,8 @@ class SparkFrames:
                        + F.pmod(F.col("task"), F.element_at(width, bolt))).otherwise(F.lit(0))
         slots = F.array(*(F.lit(s).cast("bigint") for s in task_slots(total)))  # longs: task_slots hashes longs
         placed = inputs.repartition(total, F.element_at(slots, index.cast("int") + 1))
-        return placed.mapInArrow(partial(_run_layer_tasks, {st.bolt: st.fn for st in stages}), frame_schema())
+        run = partial(_run_layer_tasks, {st.bolt: st.fn for st in stages})
+        return placed.mapInArrow(partial(collected_after, run), frame_schema())
 
     def driver_rows(self, frame: DataFrame, mixed: bool = True) -> pa.Table:
         """The frame's rows addressed to the driver (one job; none to compute when the frame is cached).
@@ -347,7 +362,7 @@ class SparkFrames:
         if frame is None:
             return spark.createDataFrame([], ddl)
         chunks = frame.filter(_kept(bolt, stream)).select("payload")
-        return chunks.mapInArrow(partial(routed.kept_rows, columns), ddl)
+        return chunks.mapInArrow(partial(collected_after, partial(routed.kept_rows, columns)), ddl)
 
     def kept_chunks(self, frame: DataFrame, bolt: str, stream: str) -> pa.Table:
         """The kept chunks of ``bolt``'s ``stream``, collected."""

@@ -1,0 +1,133 @@
+"""A Spark worker's objects frozen out of PySpark's collections, and thawed when a task it let go must be freed.
+
+PySpark's daemon runs ``gc.collect()`` after every task; squall's partitions
+end with ``gc.freeze()`` (:mod:`topologies.engine.placements.worker_collector`),
+and a frozen object in a reference cycle is freed only after a thaw. The
+distributed placement runs here as its workers run it (:class:`LocalFrames`:
+the workers' functions called in this process, one cache standing for one
+worker), on every kind of bolt of the cluster suite's topology.
+"""
+
+from __future__ import annotations
+
+import gc
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from tests.cluster.cases import keyed_rows, mixed
+from tests.topologies.helpers import counting_clock
+from tests.topologies.test_warm_task_cache import Workers, chain, loop_named
+from topologies.engine import BatchClock, batch_loop
+from topologies.engine.placements import worker_collector
+from topologies.engine.placements.local_frames import LocalFrames
+from topologies.engine.placements.worker_collector import FROZEN_PARTITIONS, FreezeState, after_partition
+from topologies.engine.stage import TaskCache
+
+# Aggregations' windows, Storm windows' events and their pages.
+STATE_KINDS = {"bolts.aggregate.window_state.WindowState", "windowing.storm.event.Event",
+               "windowing.storm.paged_event_buffer.Page"}
+FIELDS = ("key", "ts", "value", "msgid")
+
+
+def held_state() -> int:
+    """Objects the collector tracks, frozen ones included, that hold windowed state."""
+    frozen = gc.get_freeze_count()
+    gc.unfreeze()  # gc.get_objects leaves the permanent generation out
+    try:
+        return sum(1 for o in gc.get_objects() if _kind(o) in STATE_KINDS)
+    finally:
+        if frozen:
+            gc.freeze()
+
+
+def _kind(o: object) -> str:
+    return f"{type(o).__module__}.{type(o).__qualname__}"
+
+
+@contextmanager
+def collector_as_in_a_worker() -> Iterator[None]:
+    """The collector runs only where PySpark runs it (after each task); everything frozen is thawed at the end."""
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        if enabled:
+            gc.enable()
+
+
+def rows(batch: list[dict]) -> list[list]:
+    return [[row[f] for f in FIELDS] for row in batch]
+
+
+def test_a_task_a_worker_lets_go_of_is_freed_by_pysparks_next_collection(tmp_path, monkeypatch):
+    workers, state = Workers(monkeypatch, 1, idle_seconds=60.0), FreezeState()
+    ended = batch_loop(mixed(tmp_path / "mixed"), BatchClock(tmp_path / "clock", counting_clock()),
+                       mode="distributed", name=f"ended-{uuid.uuid4().hex[:8]}", state_url="memory://",
+                       frames=LocalFrames())
+    batches = keyed_rows(4, 12)
+    with collector_as_in_a_worker(), workers.serving(0) as cache:
+        frozen = []
+        for batch_id, batch in enumerate(batches[:3]):
+            ended.run(batch_id, {"events": rows(batch)})
+            frozen.append(after_partition(cache, state))
+            gc.collect()  # PySpark's, after the task
+        held = held_state()
+        assert frozen == [False, True, True]  # the first batch built every task
+        workers.clock.now += 61.0  # the query ended a minute ago: its tasks go when the next one runs here
+        loop_named(chain(tmp_path), tmp_path, f"next-{uuid.uuid4().hex[:8]}").run(0, {"events": rows(batches[3])})
+        assert cache.dropped >= 10  # every task of the ended query
+        assert not after_partition(cache, state)  # thawed
+        gc.collect()
+        left = held_state()
+    assert held > 100, f"the warm tasks held only {held} windows, events and pages"
+    assert left == 0, f"{left} of the {held} windows, events and pages of the tasks let go are still there"
+
+
+def test_frozen_objects_in_cycles_stay_until_a_thaw():
+    """Why the thaw is needed: what the module docstring says of frozen garbage in cycles."""
+
+    class Node:
+        pass
+
+    with collector_as_in_a_worker():
+        node = Node()
+        node.me = node  # a cycle
+        gc.freeze()
+        del node
+        gc.collect()
+        gc.unfreeze()
+        assert any(type(o) is Node for o in gc.get_objects())  # still there, though nothing refers to it
+        gc.collect()
+        assert not any(type(o) is Node for o in gc.get_objects())
+
+
+@pytest.fixture
+def recorded(monkeypatch) -> list[str]:
+    calls: list[str] = []
+    monkeypatch.setattr(worker_collector.gc, "freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr(worker_collector.gc, "unfreeze", lambda: calls.append("unfreeze"))
+    return calls
+
+
+def test_a_worker_thaws_at_least_every_few_partitions(recorded):
+    cache, state = TaskCache(lambda url: None), FreezeState()
+    frozen = [after_partition(cache, state) for _ in range(2 * (FROZEN_PARTITIONS + 1) + 1)]
+    assert frozen == ([True] * FROZEN_PARTITIONS + [False]) * 2 + [True]
+    assert recorded == (["freeze"] * FROZEN_PARTITIONS + ["unfreeze"]) * 2 + ["freeze"]
+
+
+def test_a_worker_thaws_after_a_partition_that_built_or_dropped_a_task(recorded):
+    cache, state = TaskCache(lambda url: None), FreezeState()
+    assert after_partition(cache, state)
+    cache.builds += 1
+    assert not after_partition(cache, state)
+    assert after_partition(cache, state)
+    cache.dropped += 1
+    assert not after_partition(cache, state)
+    assert recorded == ["freeze", "unfreeze", "freeze", "unfreeze"]
