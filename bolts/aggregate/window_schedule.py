@@ -97,7 +97,7 @@ class WindowSchedule:
             self.timers_changed(ws)
 
     def add_many(self, created: list[WindowState], wids: list[Any]) -> None:
-        """:meth:`add` of each window of ``created`` (new, so without timers), whose ids are ``wids``."""
+        """:meth:`add` of each window of ``created`` (none with timers), whose ids are ``wids``."""
         entries = [(ws.seq, wid) for ws, wid in zip(created, wids, strict=True)]
         ends = [wid[2] for wid in wids]
         live = len(self.windows)

@@ -229,8 +229,13 @@ class WindowTable(SessionMerging):
     ) -> None:
         """Rebuild from saved windows, time-difference buckets ``[key, times, [[acc, n], ...]]`` and output marks."""
         self.output_marks = {tuple(k): wm for k, wm in output_marks}
-        for ws in windows:
-            self._index(ws)
+        if self._by_key or any(ws.timers for ws in windows):
+            for ws in windows:
+                self._index(ws)
+        else:  # what _index of each does for windows looked up by id alone, in bulk
+            wids = [ws.wid for ws in windows]
+            self.windows.update(zip(wids, windows, strict=True))
+            self.schedule.add_many(windows, wids)
         for key, times, accs in buckets:
             self.times[tuple(key)] = list(times)
             self.buckets[tuple(key)] = [list(a) for a in accs]
