@@ -17,9 +17,12 @@ from contextlib import contextmanager
 
 import pytest
 
-from tests.cluster.cases import keyed_rows, mixed
+from bolts import Fields
+from squall import Duration, SlidingWindows, WindowedAggregateBolt, aggregators
+from tests.cluster.cases import keyed_rows, mixed, spout
 from tests.topologies.helpers import counting_clock
 from tests.topologies.test_warm_task_cache import Workers, chain, loop_named
+from topologies import TopologyBuilder
 from topologies.engine import BatchClock, batch_loop
 from topologies.engine.placements import worker_collector
 from topologies.engine.placements.local_frames import LocalFrames
@@ -78,15 +81,45 @@ def test_a_task_a_worker_lets_go_of_is_freed_by_pysparks_next_collection(tmp_pat
             frozen.append(after_partition(cache, state))
             gc.collect()  # PySpark's, after the task
         held = held_state()
-        assert frozen == [False, True, True]  # the first batch built every task
+        assert frozen == [True, True, True]  # building tasks lets go of none
         workers.clock.now += 61.0  # the query ended a minute ago: its tasks go when the next one runs here
         loop_named(chain(tmp_path), tmp_path, f"next-{uuid.uuid4().hex[:8]}").run(0, {"events": rows(batches[3])})
         assert cache.dropped >= 10  # every task of the ended query
+        assert cache.left_to_collector > 0  # a Storm task's window manager calls back into it: a cycle
         assert not after_partition(cache, state)  # thawed
         gc.collect()
         left = held_state()
     assert held > 100, f"the warm tasks held only {held} windows, events and pages"
     assert left == 0, f"{left} of the {held} windows, events and pages of the tasks let go are still there"
+
+
+def spark_counts(tmp_path):
+    """Counts per key in sliding windows with Spark's rules: a task without a watermark timer, in no cycle."""
+    b = TopologyBuilder()
+    b.set_spout("events", spout(tmp_path))
+    b.set_bolt("counts", WindowedAggregateBolt(aggregators.count(), key_fields=("key",))
+               .with_windows(SlidingWindows(Duration.seconds(20), Duration.seconds(1)))
+               .with_timestamp_field("ts").with_spark_semantics(), 2).fields_grouping("events", Fields("key"))
+    return b.create_topology()
+
+
+def test_a_task_in_no_cycle_is_freed_frozen_and_the_worker_stays_frozen(tmp_path, monkeypatch):
+    workers, state = Workers(monkeypatch, 1, idle_seconds=60.0), FreezeState()
+    batches = keyed_rows(4, 12)
+    ended = loop_named(spark_counts(tmp_path), tmp_path, f"ended-{uuid.uuid4().hex[:8]}")
+    with collector_as_in_a_worker(), workers.serving(0) as cache:
+        for batch_id, batch in enumerate(batches[:3]):
+            ended.run(batch_id, {"events": rows(batch)})
+            assert after_partition(cache, state)
+            gc.collect()
+        held = held_state()
+        workers.clock.now += 61.0
+        loop_named(chain(tmp_path), tmp_path, f"next-{uuid.uuid4().hex[:8]}").run(0, {"events": rows(batches[3])})
+        assert cache.dropped == 2 and cache.left_to_collector == 0
+        assert after_partition(cache, state)  # still frozen: nothing waits for the collector
+        left = held_state()
+    assert held > 50, f"the warm tasks held only {held} windows"
+    assert left == 0, f"{left} of the {held} windows of the tasks let go are still there"
 
 
 def test_frozen_objects_in_cycles_stay_until_a_thaw():
@@ -122,12 +155,13 @@ def test_a_worker_thaws_at_least_every_few_partitions(recorded):
     assert recorded == (["freeze"] * FROZEN_PARTITIONS + ["unfreeze"]) * 2 + ["freeze"]
 
 
-def test_a_worker_thaws_after_a_partition_that_built_or_dropped_a_task(recorded):
+def test_a_worker_thaws_after_a_partition_that_left_a_task_to_the_collector(recorded):
     cache, state = TaskCache(lambda url: None), FreezeState()
     assert after_partition(cache, state)
     cache.builds += 1
+    cache.dropped += 1  # let go, and freed by reference counting
+    assert after_partition(cache, state)
+    cache.left_to_collector += 1
     assert not after_partition(cache, state)
     assert after_partition(cache, state)
-    cache.dropped += 1
-    assert not after_partition(cache, state)
-    assert recorded == ["freeze", "unfreeze", "freeze", "unfreeze"]
+    assert recorded == ["freeze", "freeze", "unfreeze", "freeze"]

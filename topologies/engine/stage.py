@@ -28,6 +28,7 @@ for as long as other queries keep it busy.
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -153,6 +154,9 @@ class TaskCache:
         self.tasks: dict[tuple[str, str, str, int], _Warm] = {}
         self.builds = 0  # tasks built from the store (a first batch, a move, a replay)
         self.dropped = 0  # tasks let go unused: stale, of an earlier submission, or idle too long
+        # Tasks let go that reference counting did not free (in reference cycles, they wait for the cyclic
+        # collector), and tasks closed or failed, not watched: see topologies/engine/placements/worker_collector.py.
+        self.left_to_collector = 0
 
     def run(self, spec: StageSpec, index: int, batch: TaskInput, routing: RoutingTable,
             starts: Mapping[CounterKey, int]) -> TaskResult:
@@ -163,6 +167,9 @@ class TaskCache:
         committed = store.committed_batch_id()
         self._let_go(spec, committed)
         if warm is None or warm.generation != spec.generation or warm.committed != committed:
+            if warm is not None:  # a stale copy, replaced
+                watched, warm = _watch(warm), None
+                self._note_freed(watched)
             warm = self._build(spec, index, store, routing)
         task = warm.built.task
         if isinstance(task.routes, TaskRoutes):
@@ -180,6 +187,8 @@ class TaskCache:
             if current:  # a task whose attempt lost to another's commit is rebuilt from the store next time
                 warm.committed, warm.used = spec.batch_id, self.clock()
                 self.tasks[key] = warm
+        if key not in self.tasks:  # closed, or its attempt lost: let go when this returns, not watched
+            self.left_to_collector += 1
         written = warm.store.bytes_written - bytes_before
         return TaskResult(emissions, task.watermark, *done, written, task.event_time_maxima())
 
@@ -190,14 +199,22 @@ class TaskCache:
         cached task of the same submission with an older commit is stale.
         """
         now = self.clock()
-        for key, warm in list(self.tasks.items()):
+        for key in list(self.tasks):
+            warm = self.tasks[key]
             ours = key[:2] == (spec.state_url, spec.topology)
             stale = ours and (warm.generation != spec.generation or (
                 committed is not None and (warm.committed is None or warm.committed < committed)))
             idle = self.idle_seconds is not None and now - warm.used > self.idle_seconds
             if stale or idle:
-                del self.tasks[key]
+                watched = _watch(warm)
+                del warm, self.tasks[key]
+                self._note_freed(watched)
                 self.dropped += 1
+
+    def _note_freed(self, watched: list[weakref.ref[Any]]) -> None:
+        """Count a task let go (nothing else refers to it now) whose task or bolt object reference counting left."""
+        if any(ref() is not None for ref in watched):
+            self.left_to_collector += 1
 
     def _build(self, spec: StageSpec, index: int, store: TaskStore, routing: RoutingTable) -> _Warm:
         self.builds += 1
@@ -207,6 +224,16 @@ class TaskCache:
         built = build_task(spec.bolt, options, spec.conf, layout=routing.layout,
                            routes=TaskRoutes(routing, spec.component, index))
         return _Warm(spec.generation, built, store, fired, store.committed_batch_id())
+
+
+def _watch(warm: _Warm) -> list[weakref.ref[Any]]:
+    """Weak references to a warm task's task and bolt objects (a bolt of a class without them goes unwatched)."""
+    refs = [weakref.ref(warm.built.task)]
+    try:
+        refs.append(weakref.ref(warm.built.task.bolt))
+    except TypeError:  # __slots__ without __weakref__
+        pass
+    return refs
 
 
 def run_stage_task(spec: StageSpec, index: int, batch: TaskInput, routing: RoutingTable,

@@ -10,15 +10,17 @@ So after each partition squall's functions run, everything alive is moved to
 the collector's permanent generation (``gc.freeze()``), which collections
 skip. A frozen object is still freed the moment nothing refers to it
 (reference counting does not look at generations): a window a task deletes
-goes at once, as before. What freezing holds back is garbage in reference
-cycles, and a task is in some (its timers call its own methods, a Storm
-window manager and its trigger policy refer to each other): a warm task let
-go would keep its windows until a collection looked at it. So after a
-partition in which the worker let go of a warm task (dropped, or replaced by
-one rebuilt from the store), the frozen objects go back to the collector
-(``gc.unfreeze()``) instead, and PySpark's collection right after frees the
-task. They go back at least every :data:`FROZEN_PARTITIONS` partitions too,
-so any other garbage in cycles waits no longer than that.
+goes at once, as before, and so does a task the worker lets go of, with its
+windows, when nothing in it refers back to it. What freezing holds back is
+garbage in reference cycles, and some tasks are in cycles (a Storm task's
+window manager calls back into the task; a task with a watermark timer holds
+its own method). So the cache watches each task it lets go of (weak
+references to its task and bolt objects, ``TaskCache.left_to_collector``),
+and after a partition in which one outlived its last reference, or a task
+closed or failed, the frozen objects go back to the collector
+(``gc.unfreeze()``) instead of being frozen again, and PySpark's collection
+right after frees them. They go back at least every :data:`FROZEN_PARTITIONS`
+partitions too, so any other garbage in cycles waits no longer than that.
 """
 
 from __future__ import annotations
@@ -36,10 +38,9 @@ FROZEN_PARTITIONS = 64
 
 @dataclass
 class FreezeState:
-    """The cache's counts of built and dropped tasks after the last partition, and partitions frozen since a thaw."""
+    """The cache's count of tasks left to the collector after the last partition; partitions frozen since a thaw."""
 
-    builds: int = 0
-    dropped: int = 0
+    left_to_collector: int = 0
     frozen_for: int = 0
 
 
@@ -49,13 +50,12 @@ STATE = FreezeState()
 def after_partition(tasks: TaskCache, state: FreezeState = STATE) -> bool:
     """Freeze what the worker holds after a partition, or thaw it (see the module docstring); True when frozen.
 
-    A task built counts as one let go: a build replaces a stale copy, when
-    there was one. Call it before the collector runs again, so its first
-    collection does not walk the partition's new objects.
+    Call it before the collector runs again, so its first collection does not
+    walk the partition's new objects.
     """
-    let_go = (tasks.builds, tasks.dropped) != (state.builds, state.dropped)
-    state.builds, state.dropped = tasks.builds, tasks.dropped
-    if let_go or state.frozen_for >= FROZEN_PARTITIONS:
+    in_cycles = tasks.left_to_collector != state.left_to_collector
+    state.left_to_collector = tasks.left_to_collector
+    if in_cycles or state.frozen_for >= FROZEN_PARTITIONS:
         gc.unfreeze()
         state.frozen_for = 0
         return False
