@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bolts.aggregate.window_state import NO_PANES, WindowState
+from bolts.aggregate.window_state import WindowState
 from bolts.aggregate.windows import TableChanges, WindowTable
 from bolts.codecs.value_codec import pack_value, unpack_value, value_pack_function
 from bolts.codecs.window_state_codec import META_KEY, seq_key
@@ -45,7 +45,7 @@ def state_writes(
     """The puts and deletes that bring the committed state up to date with ``system`` and ``changes``."""
     puts = {META_KEY: pack_value(system)}
     pack = value_pack_function()  # one packer for the batch's windows
-    puts.update({seq_key(WINDOW_PREFIX, seq): pack(_window_data(ws)) for seq, ws in changes.windows.items()})
+    puts.update({seq_key(WINDOW_PREFIX, seq): pack(ws.to_data()) for seq, ws in changes.windows.items()})
     deletes = [seq_key(WINDOW_PREFIX, seq) for seq in sorted(changes.deleted)]
     for key in changes.bucket_keys:
         name = BUCKET_PREFIX + pack_value(list(key))
@@ -54,15 +54,6 @@ def state_writes(
         else:
             deletes.append(name)
     return puts, deletes
-
-
-def _window_data(ws: WindowState) -> list[Any]:
-    """:meth:`WindowState.to_data`, its short form built here for a window as new windows are (most are)."""
-    if ws.history is NO_PANES and not (ws.trigger or ws.timers or ws.retractions or ws.batch_tuples or ws.closed
-                                       or ws.last is not None or ws.extra_hold is not None):
-        window = ws.window
-        return [list(ws.key), window.start, window.end, ws.acc, ws.seq, ws.has_new, ws.hold]
-    return ws.to_data()
 
 
 def load(store: WindowStore, check: Callable[[dict[str, Any]], None] | None = None) -> SavedTask | None:

@@ -70,9 +70,11 @@ class WindowState:
         GC hold, panes, retractions; open; no tuples since the last
         consultation), which most live windows are.
         """
-        if (not self.trigger and not self.timers and self.extra_hold is None and self.history == NO_PANES
-                and self.last is None and not self.retractions and not self.closed and not self.batch_tuples):
-            return [list(self.key), self.window.start, self.window.end, self.acc, self.seq, self.has_new, self.hold]
+        if ((self.history is NO_PANES or self.history == NO_PANES) and not (
+                self.trigger or self.timers or self.retractions or self.batch_tuples or self.closed
+                or self.last is not None or self.extra_hold is not None)):
+            window = self.window
+            return [list(self.key), window.start, window.end, self.acc, self.seq, self.has_new, self.hold]
         return [
             list(self.key),
             self.window.start,
