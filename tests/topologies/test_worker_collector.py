@@ -75,6 +75,7 @@ def test_a_task_a_worker_lets_go_of_is_freed_by_pysparks_next_collection(tmp_pat
                        frames=LocalFrames())
     batches = keyed_rows(4, 12)
     with collector_as_in_a_worker(), workers.serving(0) as cache:
+        before = held_state()  # what earlier tests in this process left alive
         frozen = []
         for batch_id, batch in enumerate(batches[:3]):
             ended.run(batch_id, {"events": rows(batch)})
@@ -88,7 +89,8 @@ def test_a_task_a_worker_lets_go_of_is_freed_by_pysparks_next_collection(tmp_pat
         assert cache.left_to_collector > 0  # a Storm task's window manager calls back into it: a cycle
         assert not after_partition(cache, state)  # thawed
         gc.collect()
-        left = held_state()
+        left = held_state() - before
+    held -= before
     assert held > 100, f"the warm tasks held only {held} windows, events and pages"
     assert left == 0, f"{left} of the {held} windows, events and pages of the tasks let go are still there"
 
@@ -108,6 +110,7 @@ def test_a_task_in_no_cycle_is_freed_frozen_and_the_worker_stays_frozen(tmp_path
     batches = keyed_rows(4, 12)
     ended = loop_named(spark_counts(tmp_path), tmp_path, f"ended-{uuid.uuid4().hex[:8]}")
     with collector_as_in_a_worker(), workers.serving(0) as cache:
+        before = held_state()  # what earlier tests in this process left alive
         for batch_id, batch in enumerate(batches[:3]):
             ended.run(batch_id, {"events": rows(batch)})
             assert after_partition(cache, state)
@@ -117,7 +120,8 @@ def test_a_task_in_no_cycle_is_freed_frozen_and_the_worker_stays_frozen(tmp_path
         loop_named(chain(tmp_path), tmp_path, f"next-{uuid.uuid4().hex[:8]}").run(0, {"events": rows(batches[3])})
         assert cache.dropped == 2 and cache.left_to_collector == 0
         assert after_partition(cache, state)  # still frozen: nothing waits for the collector
-        left = held_state()
+        left = held_state() - before
+    held -= before
     assert held > 50, f"the warm tasks held only {held} windows"
     assert left == 0, f"{left} of the {held} windows of the tasks let go are still there"
 
